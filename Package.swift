@@ -1,0 +1,88 @@
+// swift-tools-version: 6.1
+import CompilerPluginSupport
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 mode plus the stricter upcoming features.
+let strictSwift: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Missive",
+    platforms: [.macOS(.v15)],
+    products: [
+        // For hosts: registry, envelope, built-in types, plugin loader.
+        .library(name: "Missive", targets: ["Missive"]),
+        // For plugin authors: link it statically into a `.dynamic` product.
+        .library(name: "MissivePluginKit", targets: ["MissivePluginKit"]),
+        .executable(name: "missive", targets: ["missive"]),
+
+        // Sample message-type plugins.
+        .library(name: "DemoMessages", type: .dynamic, targets: ["DemoMessages"]),
+        .library(name: "DemoMedia", type: .dynamic, targets: ["DemoMedia"]),
+        .library(name: "CRating", type: .dynamic, targets: ["CRating"]),
+
+        // Deliberately broken plugins, loaded by the tests.
+        .library(name: "BrokenWrongABI", type: .dynamic, targets: ["BrokenWrongABI"]),
+        .library(name: "BrokenNoEntry", type: .dynamic, targets: ["BrokenNoEntry"]),
+        .library(name: "BrokenDuplicateNames", type: .dynamic, targets: ["BrokenDuplicateNames"]),
+        .library(name: "BrokenReservedPrefix", type: .dynamic, targets: ["BrokenReservedPrefix"]),
+        .library(name: "BrokenMetadataMismatch", type: .dynamic, targets: ["BrokenMetadataMismatch"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+    ],
+    targets: [
+        // The C ABI: one versioned header.
+        .target(name: "CMissivePlugin"),
+
+        // The protocols that built-in types and plugin types both conform to.
+        .target(name: "MissiveCore", swiftSettings: strictSwift),
+
+        // The host library.
+        .target(name: "Missive", dependencies: ["MissiveCore", "CMissivePlugin"], swiftSettings: strictSwift),
+
+        // The plugin SDK and its macros.
+        .macro(
+            name: "MissiveMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "MissivePluginKit",
+            dependencies: ["MissiveCore", "CMissivePlugin", "MissiveMacros"],
+            swiftSettings: strictSwift
+        ),
+
+        // The command-line tool.
+        .executableTarget(
+            name: "missive",
+            dependencies: ["Missive", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictSwift
+        ),
+
+        // Sample plugins.
+        .target(name: "DemoMessages", dependencies: ["MissivePluginKit"], path: "SampleTypes/DemoMessages", swiftSettings: strictSwift),
+        .target(name: "DemoMedia", dependencies: ["MissivePluginKit"], path: "SampleTypes/DemoMedia", swiftSettings: strictSwift),
+        .target(name: "CRating", dependencies: ["CMissivePlugin"], path: "SampleTypes/CRating"),
+
+        // Broken plugins (plain C, so each defect is exactly the one intended).
+        .target(name: "BrokenWrongABI", dependencies: ["CMissivePlugin"], path: "Tests/Fixtures/BrokenPlugins/WrongABI"),
+        .target(name: "BrokenNoEntry", dependencies: ["CMissivePlugin"], path: "Tests/Fixtures/BrokenPlugins/NoEntry"),
+        .target(name: "BrokenDuplicateNames", dependencies: ["CMissivePlugin"], path: "Tests/Fixtures/BrokenPlugins/DuplicateNames"),
+        .target(name: "BrokenReservedPrefix", dependencies: ["CMissivePlugin"], path: "Tests/Fixtures/BrokenPlugins/ReservedPrefix"),
+        .target(name: "BrokenMetadataMismatch", dependencies: ["CMissivePlugin"], path: "Tests/Fixtures/BrokenPlugins/MetadataMismatch"),
+
+        .testTarget(
+            name: "MissiveTests",
+            dependencies: ["Missive", "MissivePluginKit"],
+            swiftSettings: strictSwift
+        ),
+    ]
+)

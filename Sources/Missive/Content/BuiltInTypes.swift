@@ -1,0 +1,196 @@
+import MissiveCore
+import Foundation
+
+/// A plain text message, `MS:Text`.
+public struct TextMessage: MessageType, Codable, Hashable {
+    public static let objectName = "MS:Text"
+    public static let persistence = Persistence.counted
+    public static var examples: [TextMessage] { [TextMessage(content: "Hello, Missive!"), TextMessage(content: "héllo 👋", extra: "x")] }
+
+    /// The text.
+    public var content: String
+    /// Application data carried along, not shown.
+    public var extra: String?
+
+    /// Creates a text message.
+    public init(content: String, extra: String? = nil) {
+        self.content = content
+        self.extra = extra
+    }
+
+    public var digest: String { content.oneLine }
+    public var searchableWords: [String]? { [content] }
+}
+
+/// An image, `MS:Image`.
+public struct ImageMessage: MessageType, MediaMessageContent, Codable, Hashable {
+    public static let objectName = "MS:Image"
+    public static let persistence = Persistence.counted
+    public static var examples: [ImageMessage] {
+        [ImageMessage(remoteURL: "https://example.com/cat.png", mimeType: "image/png", sizeBytes: 20480, width: 640, height: 480)]
+    }
+
+    /// Where the image can be downloaded.
+    public var remoteURL: String?
+    /// A local copy.
+    public var localPath: String?
+    /// The image's MIME type.
+    public var mimeType: String
+    /// The size in bytes.
+    public var sizeBytes: Int64?
+    /// The width in pixels.
+    public var width: Int?
+    /// The height in pixels.
+    public var height: Int?
+
+    /// Creates an image message.
+    public init(remoteURL: String? = nil, localPath: String? = nil, mimeType: String, sizeBytes: Int64? = nil, width: Int? = nil, height: Int? = nil) {
+        self.remoteURL = remoteURL
+        self.localPath = localPath
+        self.mimeType = mimeType
+        self.sizeBytes = sizeBytes
+        self.width = width
+        self.height = height
+    }
+
+    public var digest: String { "[Image]" }
+    public var media: MediaReference { MediaReference(remoteURL: remoteURL, localPath: localPath, mimeType: mimeType, sizeBytes: sizeBytes) }
+}
+
+/// A voice clip, `MS:Voice`.
+public struct VoiceMessage: MessageType, MediaMessageContent, Codable, Hashable {
+    public static let objectName = "MS:Voice"
+    public static let persistence = Persistence.counted
+    public static var examples: [VoiceMessage] {
+        [VoiceMessage(remoteURL: "https://example.com/hello.ogg", mimeType: "audio/ogg", sizeBytes: 8000, durationSeconds: 3)]
+    }
+
+    /// Where the clip can be downloaded.
+    public var remoteURL: String?
+    /// A local copy.
+    public var localPath: String?
+    /// The clip's MIME type.
+    public var mimeType: String
+    /// The size in bytes.
+    public var sizeBytes: Int64?
+    /// The duration in whole seconds.
+    public var durationSeconds: Int
+
+    /// Creates a voice message.
+    public init(remoteURL: String? = nil, localPath: String? = nil, mimeType: String, sizeBytes: Int64? = nil, durationSeconds: Int) {
+        self.remoteURL = remoteURL
+        self.localPath = localPath
+        self.mimeType = mimeType
+        self.sizeBytes = sizeBytes
+        self.durationSeconds = durationSeconds
+    }
+
+    public var digest: String { "[Voice] \(durationSeconds)\"" }
+    public var media: MediaReference { MediaReference(remoteURL: remoteURL, localPath: localPath, mimeType: mimeType, sizeBytes: sizeBytes) }
+}
+
+/// A video, `MS:Video`.
+public struct VideoMessage: MessageType, MediaMessageContent, Codable, Hashable {
+    public static let objectName = "MS:Video"
+    public static let persistence = Persistence.counted
+    public static var examples: [VideoMessage] {
+        [VideoMessage(remoteURL: "https://example.com/clip.mp4", mimeType: "video/mp4", sizeBytes: 1_048_576, durationSeconds: 12)]
+    }
+
+    /// Where the video can be downloaded.
+    public var remoteURL: String?
+    /// A local copy.
+    public var localPath: String?
+    /// The video's MIME type.
+    public var mimeType: String
+    /// The size in bytes.
+    public var sizeBytes: Int64?
+    /// The duration in whole seconds.
+    public var durationSeconds: Int
+
+    /// Creates a video message.
+    public init(remoteURL: String? = nil, localPath: String? = nil, mimeType: String, sizeBytes: Int64? = nil, durationSeconds: Int) {
+        self.remoteURL = remoteURL
+        self.localPath = localPath
+        self.mimeType = mimeType
+        self.sizeBytes = sizeBytes
+        self.durationSeconds = durationSeconds
+    }
+
+    public var digest: String { "[Video]" }
+    public var media: MediaReference { MediaReference(remoteURL: remoteURL, localPath: localPath, mimeType: mimeType, sizeBytes: sizeBytes) }
+}
+
+/// A file, `MS:File`.
+public struct FileMessage: MessageType, MediaMessageContent, Codable, Hashable {
+    public static let objectName = "MS:File"
+    public static let persistence = Persistence.counted
+    public static var examples: [FileMessage] {
+        [FileMessage(name: "report.pdf", remoteURL: "https://example.com/report.pdf", mimeType: "application/pdf", sizeBytes: 52000)]
+    }
+
+    /// The file's name as shown to people.
+    public var name: String
+    /// Where the file can be downloaded.
+    public var remoteURL: String?
+    /// A local copy.
+    public var localPath: String?
+    /// The file's MIME type.
+    public var mimeType: String
+    /// The size in bytes.
+    public var sizeBytes: Int64?
+
+    /// Creates a file message.
+    public init(name: String, remoteURL: String? = nil, localPath: String? = nil, mimeType: String, sizeBytes: Int64? = nil) {
+        self.name = name
+        self.remoteURL = remoteURL
+        self.localPath = localPath
+        self.mimeType = mimeType
+        self.sizeBytes = sizeBytes
+    }
+
+    public var digest: String { "[File] \(name.oneLine)" }
+    public var searchableWords: [String]? { [name] }
+    public var media: MediaReference { MediaReference(remoteURL: remoteURL, localPath: localPath, mimeType: mimeType, sizeBytes: sizeBytes) }
+}
+
+/// A shared location, `MS:Location`.
+public struct LocationMessage: MessageType, Codable, Hashable {
+    public static let objectName = "MS:Location"
+    public static let persistence = Persistence.counted
+    public static var examples: [LocationMessage] {
+        [LocationMessage(latitude: 48.8584, longitude: 2.2945, poi: "Eiffel Tower")]
+    }
+
+    /// Degrees north.
+    public var latitude: Double
+    /// Degrees east.
+    public var longitude: Double
+    /// The name of the place, if any.
+    public var poi: String?
+
+    /// Creates a location message.
+    public init(latitude: Double, longitude: Double, poi: String? = nil) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.poi = poi
+    }
+
+    public init(decoding content: Data) throws {
+        self = try MissiveJSON.decoder.decode(Self.self, from: content)
+        guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+            throw MissiveError(.malformedContent, "coordinates out of range: \(latitude), \(longitude)")
+        }
+    }
+
+    public var digest: String { poi.map { "[Location] \($0.oneLine)" } ?? "[Location]" }
+    public var searchableWords: [String]? { poi.map { [$0] } }
+}
+
+extension String {
+    /// The text with line breaks folded into spaces, for one-line digests.
+    var oneLine: String {
+        guard contains(where: \.isNewline) else { return self }
+        return split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+}

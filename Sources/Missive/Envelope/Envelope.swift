@@ -1,0 +1,224 @@
+import MissiveCore
+
+/// The JSON interchange form of one message: who sent what, when, and the type's encoded content.
+///
+/// One envelope is one JSON object (one line in JSON Lines):
+///
+/// | field | type | required | meaning |
+/// |---|---|---|---|
+/// | `id` | string | yes | the message's unique id |
+/// | `conversationID` | string | yes | the conversation it belongs to |
+/// | `senderID` | string | yes | who sent it |
+/// | `sentAt` | integer | yes | milliseconds since 1970-01-01T00:00:00Z |
+/// | `objectName` | string | yes | the content's type |
+/// | `content` | any JSON | yes | the type's encoded content, kept byte for byte |
+/// | `parentID` | string | no | the quoted message, for a reply |
+/// | `persistence` | 0, 1, 3 or 16 | no | the sender's persistence flag |
+/// | `fallbackText` | string | no | the sender's digest, for hosts that lack the type |
+/// | `pushContent` | string | no | the sender's push text |
+///
+/// Members with other names are kept, in order, in ``additionalFields`` and written back out, so that a
+/// newer sender's fields survive an older host.
+public struct Envelope: Sendable, Hashable {
+    /// A member of the envelope that Missive does not interpret, kept as raw JSON.
+    public struct AdditionalField: Sendable, Hashable {
+        /// The member's name.
+        public var name: String
+        /// The member's value, as the JSON bytes received.
+        public var rawValue: [UInt8]
+
+        /// Creates a field.
+        public init(name: String, rawValue: [UInt8]) {
+            self.name = name
+            self.rawValue = rawValue
+        }
+    }
+
+    /// The message's unique id.
+    public var id: String
+    /// The conversation the message belongs to.
+    public var conversationID: String
+    /// The sender's id.
+    public var senderID: String
+    /// When the message was sent, in milliseconds since the Unix epoch.
+    public var sentAt: Int64
+    /// The content's type.
+    public var objectName: String
+    /// The content, as JSON bytes exactly as received.
+    public var content: [UInt8]
+    /// The id of the message this one replies to (quote reply, one level deep).
+    public var parentID: String?
+    /// The sender's persistence flag.
+    public var persistence: Persistence?
+    /// The sender's digest, shown by hosts that lack the type.
+    public var fallbackText: String?
+    /// The sender's push text.
+    public var pushContent: String?
+    /// Members this version of Missive does not know, kept in the order received.
+    public var additionalFields: [AdditionalField]
+
+    /// Creates an envelope. `content` must be valid JSON.
+    public init(
+        id: String, conversationID: String, senderID: String, sentAt: Int64, objectName: String, content: [UInt8],
+        parentID: String? = nil, persistence: Persistence? = nil, fallbackText: String? = nil,
+        pushContent: String? = nil, additionalFields: [AdditionalField] = []
+    ) {
+        self.id = id
+        self.conversationID = conversationID
+        self.senderID = senderID
+        self.sentAt = sentAt
+        self.objectName = objectName
+        self.content = content
+        self.parentID = parentID
+        self.persistence = persistence
+        self.fallbackText = fallbackText
+        self.pushContent = pushContent
+        self.additionalFields = additionalFields
+    }
+
+    /// Parses one envelope from its JSON text.
+    ///
+    /// - Throws: ``MissiveError/Code/malformedEnvelope`` naming the problem, when the text is not valid
+    ///   UTF-8 JSON, a required field is missing, or a field has the wrong type.
+    public init(parsing json: some Collection<UInt8>) throws(MissiveError) {
+        let parsed: Result<Envelope, MissiveError>? = json.withContiguousStorageIfAvailable { Envelope.parse($0) }
+        switch parsed ?? Array(json).withUnsafeBufferPointer({ Envelope.parse($0) }) {
+        case .success(let envelope): self = envelope
+        case .failure(let error): throw error
+        }
+    }
+
+    private static func parse(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Envelope, MissiveError> {
+        guard String(validating: buffer, as: UTF8.self) != nil else {
+            return .failure(MissiveError(.malformedEnvelope, "envelope is not valid UTF-8"))
+        }
+        var scanner = JSONScanner(buffer)
+        let reader = JSONValueReader(buffer)
+        var strings: [String: String] = [:]
+        var sentAt: Int64?
+        var content: Range<Int>?
+        var persistence: Persistence?
+        var additional: [AdditionalField] = []
+        var seen: Set<String> = []
+        var problem: String?
+
+        func fieldError(_ name: String, _ expected: String) -> JSONSyntaxError {
+            JSONSyntaxError(offset: 0, message: "field '\(name)' must be \(expected)")
+        }
+
+        do {
+            try scanner.scanObject { (name, range) throws(JSONSyntaxError) in
+                guard seen.insert(name).inserted else {
+                    throw JSONSyntaxError(offset: range.lowerBound, message: "field '\(name)' appears twice")
+                }
+                switch name {
+                case "id", "conversationID", "senderID", "objectName", "parentID", "fallbackText", "pushContent":
+                    if name == "parentID" || name == "fallbackText" || name == "pushContent",
+                        reader.firstByte(range) == UInt8(ascii: "n")
+                    {
+                        return  // explicit null: absent
+                    }
+                    guard let value = reader.stringValue(range) else { throw fieldError(name, "a string") }
+                    strings[name] = value
+                case "sentAt":
+                    guard let value = reader.decodeInt64(range) else { throw fieldError(name, "an integer (milliseconds since 1970)") }
+                    sentAt = value
+                case "content":
+                    content = range
+                case "persistence":
+                    if reader.firstByte(range) == UInt8(ascii: "n") { return }
+                    guard let raw = reader.decodeInt64(range), let flag = UInt32(exactly: raw).flatMap(Persistence.init(rawValue:)) else {
+                        throw fieldError(name, "one of 0, 1, 3 and 16")
+                    }
+                    persistence = flag
+                default:
+                    additional.append(AdditionalField(name: name, rawValue: Array(buffer[range])))
+                }
+            }
+        } catch {
+            problem = error.offset == 0 ? error.message : error.description
+        }
+        if problem == nil {
+            for name in ["id", "conversationID", "senderID", "objectName"] where strings[name] == nil {
+                problem = "missing required field '\(name)'"
+                break
+            }
+        }
+        if problem == nil && sentAt == nil { problem = "missing required field 'sentAt'" }
+        if problem == nil && content == nil { problem = "missing required field 'content'" }
+        if let problem {
+            return .failure(MissiveError(.malformedEnvelope, problem, objectName: strings["objectName"]))
+        }
+        return .success(
+            Envelope(
+                id: strings["id"]!, conversationID: strings["conversationID"]!, senderID: strings["senderID"]!,
+                sentAt: sentAt!, objectName: strings["objectName"]!, content: Array(buffer[content!]),
+                parentID: strings["parentID"], persistence: persistence, fallbackText: strings["fallbackText"],
+                pushContent: strings["pushContent"], additionalFields: additional))
+    }
+
+    /// The envelope as one line of JSON, without a trailing newline.
+    ///
+    /// Fields come in the order of the table above, then ``additionalFields``; optional fields that are
+    /// `nil` are left out. `content` is written byte for byte.
+    public func encoded() -> [UInt8] {
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.bytes
+    }
+
+    package func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("id")
+        writer.string(id)
+        writer.key("conversationID")
+        writer.string(conversationID)
+        writer.key("senderID")
+        writer.string(senderID)
+        writer.key("sentAt")
+        writer.integer(sentAt)
+        writer.key("objectName")
+        writer.string(objectName)
+        writer.key("content")
+        writer.raw(content)
+        if let parentID {
+            writer.key("parentID")
+            writer.string(parentID)
+        }
+        if let persistence {
+            writer.key("persistence")
+            writer.integer(persistence.rawValue)
+        }
+        if let fallbackText {
+            writer.key("fallbackText")
+            writer.string(fallbackText)
+        }
+        if let pushContent {
+            writer.key("pushContent")
+            writer.string(pushContent)
+        }
+        for field in additionalFields {
+            writer.key(field.name)
+            writer.raw(field.rawValue)
+        }
+        writer.endObject()
+    }
+}
+
+extension JSONScanner {
+    /// Finds the top-level string member `name` of a JSON object document, if the document is an object
+    /// and has one. Returns `nil` for anything else, including invalid JSON.
+    package static func topLevelString(_ name: String, in json: UnsafeBufferPointer<UInt8>) -> String? {
+        var scanner = JSONScanner(json)
+        let reader = JSONValueReader(json)
+        var found: String?
+        do {
+            try scanner.scanObject { (key, range) throws(JSONSyntaxError) in
+                if key == name, found == nil { found = reader.stringValue(range) }
+            }
+        } catch {
+            return nil
+        }
+        return found
+    }
+}

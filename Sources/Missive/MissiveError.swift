@@ -1,0 +1,93 @@
+/// An error from Missive: what went wrong, and where.
+///
+/// ``code`` says what kind of failure it is and can grow new values without breaking callers. ``file``
+/// names the plugin file and ``objectName`` the type when they are known, so that a host can report which
+/// plugin to blame and go on with every other one.
+public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure an error is. New codes may be added at any time; don't switch exhaustively.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case ioFailure = "io-failure"
+            case notAPlugin = "not-a-plugin"
+            case wrongMachine = "wrong-machine"
+            case invalidMetadata = "invalid-metadata"
+            case unsupportedABI = "unsupported-abi"
+            case loadFailed = "load-failed"
+            case missingEntry = "missing-entry"
+            case invalidDescriptor = "invalid-descriptor"
+            case metadataMismatch = "metadata-mismatch"
+            case invalidName = "invalid-name"
+            case reservedName = "reserved-name"
+            case duplicateName = "duplicate-name"
+            case shadowed = "shadowed"
+            case malformedEnvelope = "malformed-envelope"
+            case malformedContent = "malformed-content"
+            case pluginFailure = "plugin-failure"
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// A file could not be read.
+        public static let ioFailure = Code(.ioFailure)
+        /// The file is not an ELF shared object, or has no Missive metadata section.
+        public static let notAPlugin = Code(.notAPlugin)
+        /// The file is ELF, but for another machine or word size.
+        public static let wrongMachine = Code(.wrongMachine)
+        /// The metadata section exists but cannot be parsed or is incomplete.
+        public static let invalidMetadata = Code(.invalidMetadata)
+        /// The plugin was built for an ABI version this host does not support.
+        public static let unsupportedABI = Code(.unsupportedABI)
+        /// `dlopen` failed (for example, a missing symbol or library).
+        public static let loadFailed = Code(.loadFailed)
+        /// The entry symbol is missing, or the entry returned no descriptor.
+        public static let missingEntry = Code(.missingEntry)
+        /// The runtime descriptor is malformed: bad size, missing field or function.
+        public static let invalidDescriptor = Code(.invalidDescriptor)
+        /// The metadata read from the file disagrees with the runtime descriptor.
+        public static let metadataMismatch = Code(.metadataMismatch)
+        /// An objectName or business identifier breaks the name grammar.
+        public static let invalidName = Code(.invalidName)
+        /// A plugin used a name reserved for Missive.
+        public static let reservedName = Code(.reservedName)
+        /// The name is already registered.
+        public static let duplicateName = Code(.duplicateName)
+        /// A file with the same name earlier in the search path takes precedence.
+        public static let shadowed = Code(.shadowed)
+        /// An envelope is not valid JSON or lacks a required field.
+        public static let malformedEnvelope = Code(.malformedEnvelope)
+        /// A type's decoder refused the content.
+        public static let malformedContent = Code(.malformedContent)
+        /// A plugin function reported a failure.
+        public static let pluginFailure = Code(.pluginFailure)
+
+        /// The stable, kebab-case spelling used in JSON output, for example `duplicate-name`.
+        public var description: String { base.rawValue }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A human-readable reason.
+    public var message: String
+    /// The plugin file involved, if any.
+    public var file: String?
+    /// The objectName involved, if any.
+    public var objectName: String?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, file: String? = nil, objectName: String? = nil) {
+        self.code = code
+        self.message = message
+        self.file = file
+        self.objectName = objectName
+    }
+
+    /// `file: objectName: message`, leaving out what is unknown.
+    public var description: String {
+        var parts: [String] = []
+        if let file { parts.append(file) }
+        if let objectName { parts.append(objectName) }
+        parts.append(message)
+        return parts.joined(separator: ": ")
+    }
+}

@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A shared library opened with `dlopen(RTLD_NOW | RTLD_LOCAL)`.
+///
+/// This is the only place Missive calls `dlopen`, `dlsym` or `dlerror`. A library is never closed: once
+/// a Swift shared object is unloaded, later dynamic casts anywhere in the process can crash, and plugin
+/// code or data (descriptors, handles in flight) may still be referenced. The handle is owned by the
+/// process for its whole life.
+struct DynamicLibrary: @unchecked Sendable {
+    /// The `dlopen` handle; never passed to `dlclose`.
+    private let handle: UnsafeMutableRawPointer
+
+    /// Opens the library at `path`, resolving every symbol now and keeping them out of the global scope.
+    static func open(_ path: String) throws(MissiveError) -> DynamicLibrary {
+        _ = dlerror()
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            throw MissiveError(.loadFailed, "dlopen failed: \(lastError() ?? "unknown error")", file: path)
+        }
+        return DynamicLibrary(handle: handle)
+    }
+
+    /// The address of the exported symbol `name`, or `nil` when the library has none.
+    func symbol(_ name: String) -> UnsafeMutableRawPointer? {
+        _ = dlerror()
+        return dlsym(handle, name)
+    }
+
+    private static func lastError() -> String? {
+        guard let message = dlerror() else { return nil }
+        return String(cString: message)
+    }
+}

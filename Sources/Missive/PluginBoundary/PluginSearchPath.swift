@@ -1,0 +1,124 @@
+import Foundation
+
+/// The folders Missive looks in for plugin files, in order.
+///
+/// The standard order is:
+/// 1. folders given explicitly (the CLI's `--plugin-path DIR` options);
+/// 2. `MISSIVE_PLUGIN_PATH`, colon-separated;
+/// 3. the folder that holds the running executable, so that `swift run` finds the plugins built beside it;
+/// 4. the per-user folder, `$XDG_DATA_HOME/missive/plugins` (by default `~/.local/share/missive/plugins`);
+/// 5. the system folder, `/usr/local/lib/missive/plugins`.
+///
+/// Within a folder, files ending in `.so` are taken in byte order of their names. A file whose name was
+/// already found in an earlier folder is shadowed: it is reported and skipped, as `PATH` does for
+/// commands. So when two plugins claim the same name, the one found first in this order wins.
+public struct PluginSearchPath: Sendable, Hashable {
+    /// Where a folder in the search path comes from.
+    public enum Source: String, Sendable, Hashable {
+        /// A folder the caller named, e.g. with `--plugin-path`.
+        case explicit
+        /// A folder from `MISSIVE_PLUGIN_PATH`.
+        case environment
+        /// The folder that holds the running executable.
+        case executable
+        /// The per-user folder.
+        case user
+        /// The system folder.
+        case system
+    }
+
+    /// One folder of the search path.
+    public struct Entry: Sendable, Hashable {
+        /// The folder.
+        public var directory: String
+        /// Where it comes from. Explicit and environment folders must exist; the defaults may not.
+        public var source: Source
+    }
+
+    /// The name of the environment variable that adds folders.
+    public static let environmentVariable = "MISSIVE_PLUGIN_PATH"
+
+    /// The system folder.
+    public static let systemDirectory = "/usr/local/lib/missive/plugins"
+
+    /// The folders, in search order.
+    public var entries: [Entry]
+
+    /// A search path of exactly these folders.
+    public init(entries: [Entry]) {
+        self.entries = entries
+    }
+
+    /// The standard search path described above.
+    ///
+    /// - Parameters:
+    ///   - explicitDirectories: folders to search first.
+    ///   - environment: the environment to read `MISSIVE_PLUGIN_PATH`, `XDG_DATA_HOME` and `HOME` from.
+    ///   - includeDefaults: whether to add the executable's, the user's and the system folder.
+    public static func standard(
+        explicitDirectories: [String] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        includeDefaults: Bool = true
+    ) -> PluginSearchPath {
+        var entries = explicitDirectories.map { Entry(directory: $0, source: .explicit) }
+        if let variable = environment[environmentVariable] {
+            entries += variable.split(separator: ":").map { Entry(directory: String($0), source: .environment) }
+        }
+        if includeDefaults {
+            if let executable = executableDirectory() { entries.append(Entry(directory: executable, source: .executable)) }
+            if let user = userDirectory(environment) { entries.append(Entry(directory: user, source: .user)) }
+            entries.append(Entry(directory: systemDirectory, source: .system))
+        }
+        return PluginSearchPath(entries: entries)
+    }
+
+    /// The per-user plugin folder for an environment.
+    public static func userDirectory(_ environment: [String: String]) -> String? {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/missive/plugins" }
+        guard let home = environment["HOME"], !home.isEmpty else { return nil }
+        return home + "/.local/share/missive/plugins"
+    }
+
+    /// The folder of the running executable, resolved through `/proc/self/exe`.
+    public static func executableDirectory() -> String? {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
+        guard let executable else { return nil }
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL.path
+    }
+
+    /// The plugin files in search order, and the problems found while listing them.
+    public func candidateFiles() -> (files: [String], problems: [MissiveError]) {
+        var files: [String] = []
+        var problems: [MissiveError] = []
+        var firstByName: [String: String] = [:]
+        var seenDirectories: Set<String> = []
+        let manager = FileManager.default
+        for entry in entries {
+            let directory = URL(fileURLWithPath: entry.directory).standardizedFileURL.resolvingSymlinksInPath().path
+            guard seenDirectories.insert(directory).inserted else { continue }
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                if entry.source == .explicit || entry.source == .environment {
+                    problems.append(MissiveError(.ioFailure, "plugin folder does not exist", file: entry.directory))
+                }
+                continue
+            }
+            guard let names = try? manager.contentsOfDirectory(atPath: directory) else {
+                problems.append(MissiveError(.ioFailure, "cannot list plugin folder", file: directory))
+                continue
+            }
+            for name in names.filter({ $0.hasSuffix(".so") }).sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+                let path = directory + "/" + name
+                var isFolder: ObjCBool = false
+                guard manager.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+                if let earlier = firstByName[name] {
+                    problems.append(MissiveError(.shadowed, "shadowed by \(earlier), which comes first in the search path", file: path))
+                    continue
+                }
+                firstByName[name] = path
+                files.append(path)
+            }
+        }
+        return (files, problems)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// How a message type is named, read and written.
+///
+/// Built-in types and plugin types conform to the same protocol. A plugin type never crosses the plugin
+/// boundary as a Swift type: `MissivePluginKit` turns it into C function pointers.
+public protocol MessageCoding: Sendable {
+    /// The type's unique name, for example `demo:poll`. See ``NameGrammar`` for what is allowed.
+    static var objectName: String { get }
+
+    /// The business identifier under which `MS:Custom` content dispatches to this type, or `nil`.
+    static var businessID: String? { get }
+
+    /// Valid values of this type. Their encodings are the examples that the conformance suite round-trips.
+    /// Give at least one.
+    static var examples: [Self] { get }
+
+    /// Decodes the type's JSON content.
+    ///
+    /// Throws on any content that is not valid for the type, and never traps, whatever the bytes.
+    init(decoding content: Data) throws
+
+    /// Encodes the value as the type's JSON content.
+    ///
+    /// Decoding the result and encoding again must give the same bytes.
+    func encode() throws -> Data
+
+    /// The words a search index should find this message by; `nil` or empty when it is not searchable.
+    var searchableWords: [String]? { get }
+}
+
+extension MessageCoding {
+    /// No business identifier.
+    public static var businessID: String? { nil }
+
+    /// Not searchable.
+    public var searchableWords: [String]? { nil }
+}
+
+extension MessageCoding where Self: Codable {
+    /// Decodes with the shared ``MissiveJSON/decoder``.
+    public init(decoding content: Data) throws {
+        self = try MissiveJSON.decoder.decode(Self.self, from: content)
+    }
+
+    /// Encodes with the shared ``MissiveJSON/encoder``: sorted keys, so that the output is stable.
+    public func encode() throws -> Data {
+        try MissiveJSON.encoder.encode(self)
+    }
+}
+
+/// Whether a message type is stored and whether it counts as unread.
+public protocol MessagePersistence {
+    /// The flag every message of this type carries.
+    static var persistence: Persistence { get }
+}
+
+/// The text a host shows for a message when it cannot show the message itself.
+///
+/// A rendered view comes in a later version of the ABI, as an extension that older plugins may lack.
+public protocol MessageContentView {
+    /// The one-line text a conversation list shows when this is the last message.
+    var digest: String { get }
+
+    /// The push notification text; by default the ``digest``. Status types never push, whatever this says.
+    var pushContent: String? { get }
+}
+
+extension MessageContentView {
+    /// The digest.
+    public var pushContent: String? { digest }
+}
+
+/// A message type whose content refers to media: an image, a voice clip, a video, a file or a plugin's own.
+public protocol MediaMessageContent {
+    /// Where the media lives and what it is.
+    var media: MediaReference { get }
+}
+
+/// Everything a message type provides: coding, persistence and its content view.
+public typealias MessageType = MessageCoding & MessagePersistence & MessageContentView
+
+/// The JSON coders Missive's Codable defaults use.
+public enum MissiveJSON {
+    /// Decodes content. Shared; safe to use from several threads at once.
+    public static let decoder = JSONDecoder()
+
+    /// Encodes content with sorted keys and unescaped slashes, so that a round trip is byte-stable.
+    public static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
