@@ -49,7 +49,10 @@ let package = Package(
         .macro(
             name: "MissiveMacros",
             dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ],
             swiftSettings: strictSwift
@@ -70,14 +73,15 @@ let package = Package(
         // Sample plugins.
         .target(name: "DemoMessages", dependencies: ["MissivePluginKit"], path: "SampleTypes/DemoMessages", swiftSettings: strictSwift),
         .target(name: "DemoMedia", dependencies: ["MissivePluginKit"], path: "SampleTypes/DemoMedia", swiftSettings: strictSwift),
-        .target(name: "CRating", dependencies: ["CMissivePlugin"], path: "SampleTypes/CRating"),
+        .target(name: "CRating", dependencies: ["CMissivePlugin"], path: "SampleTypes/CRating", publicHeadersPath: "."),
 
         // Broken plugins (plain C, so each defect is exactly the one intended).
-        .target(name: "BrokenWrongABI", dependencies: ["CMissivePlugin"], path: "Tests/Fixtures/BrokenPlugins/WrongABI"),
-        .target(name: "BrokenNoEntry", dependencies: ["CMissivePlugin"], path: "Tests/Fixtures/BrokenPlugins/NoEntry"),
-        .target(name: "BrokenDuplicateNames", dependencies: ["CMissivePlugin"], path: "Tests/Fixtures/BrokenPlugins/DuplicateNames"),
-        .target(name: "BrokenReservedPrefix", dependencies: ["CMissivePlugin"], path: "Tests/Fixtures/BrokenPlugins/ReservedPrefix"),
-        .target(name: "BrokenMetadataMismatch", dependencies: ["CMissivePlugin"], path: "Tests/Fixtures/BrokenPlugins/MetadataMismatch"),
+        .target(name: "BrokenPluginSupport", dependencies: ["CMissivePlugin"], path: "Tests/Fixtures/BrokenPlugins/Support"),
+        .target(name: "BrokenWrongABI", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/WrongABI", publicHeadersPath: "."),
+        .target(name: "BrokenNoEntry", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/NoEntry", publicHeadersPath: "."),
+        .target(name: "BrokenDuplicateNames", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/DuplicateNames", publicHeadersPath: "."),
+        .target(name: "BrokenReservedPrefix", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/ReservedPrefix", publicHeadersPath: "."),
+        .target(name: "BrokenMetadataMismatch", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/MetadataMismatch", publicHeadersPath: "."),
 
         .testTarget(
             name: "MissiveTests",

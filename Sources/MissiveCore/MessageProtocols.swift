@@ -91,4 +91,19 @@ public enum MissiveJSON {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
+
+    /// A one-line reason for an error thrown while decoding content.
+    public static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            return "invalid JSON: \(context.debugDescription)"
+        case DecodingError.keyNotFound(let key, _):
+            return "missing field '\(key.stringValue)'"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return "wrong type at '\(path.isEmpty ? "content" : path)': \(context.debugDescription)"
+        default:
+            return String(describing: error)
+        }
+    }
 }

@@ -77,22 +77,7 @@ public struct RegisteredType: Sendable {
         } catch let error as MissiveError {
             return .failure(error)
         } catch {
-            return .failure(MissiveError(.malformedContent, Self.describe(error), objectName: T.objectName))
-        }
-    }
-
-    /// A one-line reason for a decoding error.
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context):
-            return "invalid JSON: \(context.debugDescription)"
-        case DecodingError.keyNotFound(let key, _):
-            return "missing field '\(key.stringValue)'"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return "wrong type at '\(path.isEmpty ? "content" : path)': \(context.debugDescription)"
-        default:
-            return String(describing: error)
+            return .failure(MissiveError(.malformedContent, MissiveJSON.describe(error), objectName: T.objectName))
         }
     }
 }

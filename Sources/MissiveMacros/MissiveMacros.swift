@@ -1,0 +1,162 @@
+import SwiftCompilerPlugin
+import SwiftParser
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+@main
+struct MissiveMacrosPlugin: CompilerPlugin {
+    let providingMacros: [any Macro.Type] = [MissiveMessageMacro.self, MissivePluginMacro.self]
+}
+
+/// A compile-time error in a macro's use.
+struct MacroUsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The section the metadata records go in; must match `MISSIVE_METADATA_SECTION` in missive_plugin.h.
+let metadataSection = "missive_meta"
+
+/// The persistence values, by case name; they match `MISSIVE_PERSISTENCE_*`.
+let persistenceValues = ["none": 0, "persisted": 1, "counted": 3, "status": 16]
+
+/// Reads a macro's labelled literal arguments.
+struct MacroArguments {
+    private var values: [String: ExprSyntax] = [:]
+    private(set) var unlabeled: [ExprSyntax] = []
+
+    init(_ list: LabeledExprListSyntax?) {
+        for element in list ?? [] {
+            if let label = element.label?.text { values[label] = element.expression } else { unlabeled.append(element.expression) }
+        }
+    }
+
+    subscript(label: String) -> ExprSyntax? { values[label] }
+
+    static func string(_ expression: ExprSyntax?, _ what: String) throws -> String {
+        guard let literal = expression?.as(StringLiteralExprSyntax.self), let value = literal.representedLiteralValue else {
+            throw MacroUsageError("\(what) must be a string literal")
+        }
+        return value
+    }
+}
+
+/// `{"key":"value",...}` with JSON string escaping.
+func jsonRecord(_ fields: [(String, Any)]) -> String {
+    func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case _ where scalar.value < 0x20: out += "\\u00" + String(scalar.value >> 4, radix: 16) + String(scalar.value & 0xF, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+    let members = fields.map { key, value in
+        "\(quoted(key)):" + ((value as? String).map(quoted) ?? "\(value)")
+    }
+    return "{" + members.joined(separator: ",") + "}"
+}
+
+/// A global constant in the metadata section holding `record` and a terminating NUL.
+func metadataDeclaration(named name: String, record: String) -> DeclSyntax {
+    let bytes = Array(record.utf8) + [0]
+    let type = Array(repeating: "UInt8", count: bytes.count).joined(separator: ", ")
+    let values = bytes.map(String.init).joined(separator: ", ")
+    return "@section(\(literal: metadataSection)) @used let \(raw: name): (\(raw: type)) = (\(raw: values))"
+}
+
+/// `@MissiveMessage("name", businessID: "id", persistence: .counted)`.
+public struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
+    struct Declared {
+        var objectName: String
+        var businessID: String?
+        var persistence: String
+    }
+
+    static func declared(_ node: AttributeSyntax) throws -> Declared {
+        guard case .argumentList(let list) = node.arguments else {
+            throw MacroUsageError("@MissiveMessage needs an objectName and a persistence")
+        }
+        let arguments = MacroArguments(list)
+        let objectName = try MacroArguments.string(arguments.unlabeled.first, "the objectName")
+        var businessID: String?
+        if let expression = arguments["businessID"], !expression.is(NilLiteralExprSyntax.self) {
+            businessID = try MacroArguments.string(expression, "businessID")
+        }
+        guard let member = arguments["persistence"]?.as(MemberAccessExprSyntax.self),
+            persistenceValues[member.declName.baseName.text] != nil
+        else {
+            throw MacroUsageError("persistence must be written .none, .persisted, .counted or .status")
+        }
+        return Declared(objectName: objectName, businessID: businessID, persistence: member.declName.baseName.text)
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax, providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        let declared = try declared(node)
+        let businessID: ExprSyntax = declared.businessID.map { "\(literal: $0)" } ?? "nil"
+        let extensionDecl: DeclSyntax = """
+            extension \(type.trimmed): MissivePluginKit.MessageCoding, MissivePluginKit.MessagePersistence {
+                public static var objectName: String { \(literal: declared.objectName) }
+                public static var businessID: String? { \(businessID) }
+                public static var persistence: MissivePluginKit.Persistence { .\(raw: declared.persistence) }
+            }
+            """
+        return [extensionDecl.cast(ExtensionDeclSyntax.self)]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        let declared = try declared(node)
+        guard let group = declaration.asProtocol((any NamedDeclSyntax).self) else {
+            throw MacroUsageError("@MissiveMessage applies to a struct, class or enum at file scope")
+        }
+        let inherited = declaration.asProtocol((any DeclGroupSyntax).self)?.inheritanceClause?.inheritedTypes.map {
+            $0.type.trimmedDescription
+        } ?? []
+        let isMedia = inherited.contains { $0 == "MediaMessageContent" || $0.hasSuffix(".MediaMessageContent") }
+        var fields: [(String, Any)] = [("record", "type"), ("objectName", declared.objectName)]
+        if let businessID = declared.businessID { fields.append(("businessID", businessID)) }
+        fields.append(("persistence", persistenceValues[declared.persistence]!))
+        fields.append(("flags", isMedia ? 1 : 0))
+        return [metadataDeclaration(named: "_missiveMetadata_\(group.name.text)", record: jsonRecord(fields))]
+    }
+}
+
+/// `#MissivePlugin(name:version:vendor:types:)`.
+public struct MissivePluginMacro: DeclarationMacro {
+    public static func expansion(
+        of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        let arguments = MacroArguments(node.arguments)
+        let name = try MacroArguments.string(arguments["name"], "name")
+        let version = try MacroArguments.string(arguments["version"], "version")
+        let vendor = try MacroArguments.string(arguments["vendor"], "vendor")
+        guard let types = arguments["types"]?.as(ArrayExprSyntax.self) else {
+            throw MacroUsageError("types must be an array literal of message types, like [LinkMessage.self]")
+        }
+        let record = jsonRecord([("record", "plugin"), ("abi", 1), ("name", name), ("version", version), ("vendor", vendor)])
+        return [
+            metadataDeclaration(named: "_missiveMetadata_plugin", record: record),
+            """
+            let _missivePluginExport = MissivePluginKit.PluginExport(
+                name: \(literal: name), version: \(literal: version), vendor: \(literal: vendor), types: \(types.trimmed))
+            """,
+            """
+            @_cdecl("missive_plugin_entry_v1")
+            public func _missivePluginEntry(_ host: UnsafeRawPointer?) -> UnsafeRawPointer? {
+                _missivePluginExport.entry(host: host)
+            }
+            """,
+        ]
+    }
+}

@@ -1,0 +1,191 @@
+import CMissivePlugin
+import Foundation
+
+/// A plugin's C descriptor, built from its Swift message types.
+///
+/// ``MissivePlugin(name:version:vendor:types:)`` creates one as a global constant and returns its
+/// descriptor from the entry symbol; plugin authors don't use this type directly. The descriptor, its
+/// strings and its examples are allocated once and owned by this object, which a plugin keeps for the life
+/// of the process, as the ABI requires.
+public final class PluginExport: @unchecked Sendable {
+    private let plugin: UnsafeMutablePointer<missive_plugin>
+    private let typeTable: UnsafeMutablePointer<UnsafePointer<missive_type>?>
+    private let exports: [AnyTypeExport]
+    private var allocations: [UnsafeMutableRawPointer] = []
+
+    /// Builds the descriptor of a plugin with these types.
+    public init(name: String, version: String, vendor: String, types: [any MessageType.Type]) {
+        exports = types.map { makeExport($0) }
+        plugin = .allocate(capacity: 1)
+        typeTable = .allocate(capacity: max(exports.count, 1))
+        for (index, export) in exports.enumerated() {
+            typeTable[index] = UnsafePointer(describe(export))
+        }
+        plugin.initialize(
+            to: missive_plugin(
+                abi_version: UInt32(MISSIVE_ABI_MAJOR) << 16 | UInt32(MISSIVE_ABI_MINOR),
+                struct_size: UInt32(MemoryLayout<missive_plugin>.size),
+                name: copy(name), version: copy(version), vendor: copy(vendor),
+                type_count: UInt32(exports.count), types: UnsafePointer(typeTable), get_extension: nil))
+    }
+
+    deinit {
+        for allocation in allocations { free(allocation) }
+        typeTable.deallocate()
+        plugin.deallocate()
+    }
+
+    /// What `missive_plugin_entry_v1` returns: the descriptor, or `nil` when the host speaks another ABI
+    /// major version.
+    public func entry(host: UnsafeRawPointer?) -> UnsafeRawPointer? {
+        if let host, host.load(as: UInt32.self) >> 16 != UInt32(MISSIVE_ABI_MAJOR) { return nil }
+        return UnsafeRawPointer(plugin)
+    }
+
+    private func describe(_ export: AnyTypeExport) -> UnsafeMutablePointer<missive_type> {
+        let examples = export.examples
+        let exampleTable = allocate(missive_bytes.self, count: max(examples.count, 1))
+        for (index, example) in examples.enumerated() {
+            let storage = allocate(UInt8.self, count: max(example.count, 1))
+            storage.initialize(from: example, count: example.count)
+            exampleTable[index] = missive_bytes(bytes: UnsafePointer(storage), length: example.count)
+        }
+        let type = allocate(missive_type.self, count: 1)
+        type.initialize(
+            to: missive_type(
+                struct_size: UInt32(MemoryLayout<missive_type>.size),
+                flags: export.isMedia ? UInt32(MISSIVE_TYPE_MEDIA) : 0,
+                object_name: copy(export.objectName),
+                business_id: export.businessID.map(copy),
+                persistence: export.persistence.rawValue,
+                example_count: UInt32(examples.count),
+                examples: UnsafePointer(exampleTable),
+                context: Unmanaged.passUnretained(export).toOpaque(),
+                decode: decodeThunk, release: releaseThunk, encode: encodeThunk, digest: digestThunk,
+                push_content: pushThunk, searchable_words: wordsThunk,
+                media: export.isMedia ? mediaThunk : nil, get_extension: nil))
+        return type
+    }
+
+    private func allocate<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
+        let raw = malloc(MemoryLayout<T>.stride * count)!
+        allocations.append(raw)
+        return raw.bindMemory(to: T.self, capacity: count)
+    }
+
+    private func copy(_ text: String) -> UnsafePointer<CChar> {
+        let storage = strdup(text)!
+        allocations.append(UnsafeMutableRawPointer(storage))
+        return UnsafePointer(storage)
+    }
+}
+
+// MARK: - Type-erased exports
+
+/// One exported type; the C functions reach it through their context pointer.
+class AnyTypeExport {
+    var objectName: String { fatalError("abstract") }
+    var businessID: String? { fatalError("abstract") }
+    var persistence: Persistence { fatalError("abstract") }
+    var isMedia: Bool { fatalError("abstract") }
+    var examples: [[UInt8]] { fatalError("abstract") }
+    func decode(_ content: Data) throws -> AnyMessageBox { fatalError("abstract") }
+}
+
+/// A decoded message behind a `missive_message *` handle.
+class AnyMessageBox {
+    func encode() throws -> Data { fatalError("abstract") }
+    var digest: String { fatalError("abstract") }
+    var pushContent: String? { fatalError("abstract") }
+    var searchableWords: [String]? { fatalError("abstract") }
+    var media: MediaReference? { fatalError("abstract") }
+}
+
+private func makeExport<T: MessageType>(_ type: T.Type) -> AnyTypeExport { TypeExport<T>() }
+
+private final class TypeExport<T: MessageType>: AnyTypeExport {
+    override var objectName: String { T.objectName }
+    override var businessID: String? { T.businessID }
+    override var persistence: Persistence { T.persistence }
+    override var isMedia: Bool { T.self is any MediaMessageContent.Type }
+    override var examples: [[UInt8]] { T.examples.compactMap { try? Array($0.encode()) } }
+    override func decode(_ content: Data) throws -> AnyMessageBox { MessageBox(try T(decoding: content)) }
+}
+
+private final class MessageBox<T: MessageType>: AnyMessageBox {
+    let value: T
+    init(_ value: T) { self.value = value }
+    override func encode() throws -> Data { try value.encode() }
+    override var digest: String { value.digest }
+    override var pushContent: String? { T.persistence == .status ? nil : value.pushContent }
+    override var searchableWords: [String]? { value.searchableWords }
+    override var media: MediaReference? { (value as? any MediaMessageContent)?.media }
+}
+
+// MARK: - The C functions
+
+private func export(_ context: UnsafeMutableRawPointer?) -> AnyTypeExport {
+    Unmanaged<AnyTypeExport>.fromOpaque(context!).takeUnretainedValue()
+}
+
+private func box(_ handle: OpaquePointer?) -> AnyMessageBox {
+    Unmanaged<AnyMessageBox>.fromOpaque(UnsafeRawPointer(handle!)).takeUnretainedValue()
+}
+
+private func write(_ text: String, to sink: UnsafePointer<missive_sink>?) {
+    guard let sink else { return }
+    var text = text
+    text.withUTF8 { sink.pointee.write(sink.pointee.context, $0.baseAddress, $0.count) }
+}
+
+private let decodeThunk: @convention(c) (
+    UnsafeMutableRawPointer?, UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<OpaquePointer?>?, UnsafePointer<missive_sink>?
+) -> Int32 = { context, bytes, length, out, errorSink in
+    out?.pointee = nil
+    let content = bytes.map { Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: length, deallocator: .none) } ?? Data()
+    do {
+        let decoded = try export(context).decode(content)
+        out?.pointee = OpaquePointer(Unmanaged.passRetained(decoded).toOpaque())
+        return MISSIVE_OK
+    } catch {
+        write(MissiveJSON.describe(error), to: errorSink)
+        return MISSIVE_INVALID_CONTENT
+    }
+}
+
+private let releaseThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void = { _, handle in
+    guard let handle else { return }
+    Unmanaged<AnyMessageBox>.fromOpaque(UnsafeRawPointer(handle)).release()
+}
+
+private let encodeThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<missive_sink>?) -> Int32 = { _, handle, sink in
+    guard let data = try? box(handle).encode(), let sink else { return MISSIVE_FAILED }
+    data.withUnsafeBytes { sink.pointee.write(sink.pointee.context, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+    return MISSIVE_OK
+}
+
+private let digestThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<missive_sink>?) -> Int32 = { _, handle, sink in
+    write(box(handle).digest, to: sink)
+    return MISSIVE_OK
+}
+
+private let pushThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<missive_sink>?) -> Int32 = { _, handle, sink in
+    guard let text = box(handle).pushContent else { return MISSIVE_ABSENT }
+    write(text, to: sink)
+    return MISSIVE_OK
+}
+
+private let wordsThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<missive_sink>?) -> Int32 = { _, handle, sink in
+    guard let words = box(handle).searchableWords, !words.isEmpty else { return MISSIVE_ABSENT }
+    for word in words { write(word, to: sink) }
+    return MISSIVE_OK
+}
+
+private let mediaThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<missive_media_out>?) -> Int32 = { _, handle, out in
+    guard let out, let media = box(handle).media else { return MISSIVE_ABSENT }
+    if let url = media.remoteURL { withUnsafePointer(to: out.pointee.remote_url) { write(url, to: $0) } }
+    if let path = media.localPath { withUnsafePointer(to: out.pointee.local_path) { write(path, to: $0) } }
+    withUnsafePointer(to: out.pointee.mime_type) { write(media.mimeType, to: $0) }
+    if let size = media.sizeBytes { out.pointee.size_bytes = size }
+    return MISSIVE_OK
+}

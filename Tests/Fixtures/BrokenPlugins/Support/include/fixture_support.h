@@ -1,0 +1,34 @@
+/* Shared parts of the deliberately broken test plugins: a trivial "echo" message type whose handle
+ * keeps a copy of the content. Each fixture uses it to differ from a valid plugin in one way only. */
+#ifndef FIXTURE_SUPPORT_H
+#define FIXTURE_SUPPORT_H
+
+#include "missive_plugin.h"
+
+int32_t fixture_decode(void *context, const uint8_t *content, size_t length, missive_message **out,
+                       const missive_sink *error);
+void fixture_release(void *context, missive_message *message);
+int32_t fixture_encode(void *context, const missive_message *message, const missive_sink *out);
+int32_t fixture_digest(void *context, const missive_message *message, const missive_sink *out);
+
+/* One example content: {"fixture":true}. */
+extern const missive_bytes fixture_examples[1];
+
+/* A valid type descriptor initializer with the given names and persistence. */
+#define FIXTURE_TYPE(name, business, persistence_value)                                          \
+    {                                                                                            \
+        .struct_size = sizeof(missive_type), .flags = 0, .object_name = (name),                  \
+        .business_id = (business), .persistence = (persistence_value), .example_count = 1,       \
+        .examples = fixture_examples, .context = NULL, .decode = fixture_decode,                 \
+        .release = fixture_release, .encode = fixture_encode, .digest = fixture_digest,          \
+    }
+
+/* A valid plugin descriptor initializer for a static array of type pointers. */
+#define FIXTURE_PLUGIN(plugin_name, type_array)                                                  \
+    {                                                                                            \
+        .abi_version = MISSIVE_ABI_VERSION, .struct_size = sizeof(missive_plugin),               \
+        .name = (plugin_name), .version = "0.0.1", .vendor = "Missive Tests",                    \
+        .type_count = sizeof(type_array) / sizeof((type_array)[0]), .types = (type_array),       \
+    }
+
+#endif
