@@ -5,9 +5,10 @@ import MissiveCore
 /// It holds the content exactly as received, so that re-encoding gives back the same bytes and, once the
 /// plugin for its type is installed, the same envelope decodes into the real type.
 ///
-/// Its persistence is the sender's flag when the envelope declares one. Otherwise it is
-/// ``defaultPersistence`` (`persisted`): kept, so that it can render after an upgrade, but not counted as
-/// unread, since the host cannot know whether it should be.
+/// Its persistence is, in order: the sender's flag when the envelope declares one; the registered type's
+/// flag when a registered type failed to decode the content; otherwise ``defaultPersistence``
+/// (`persisted`): kept, so that it can render after an upgrade, but not counted as unread, since the host
+/// cannot know whether it should be.
 public struct UnknownMessage: MessageContent, Hashable {
     /// The built-in objectName of the unknown type itself.
     public static let objectName = "MS:Unknown"
@@ -48,12 +49,16 @@ public struct UnknownMessage: MessageContent, Hashable {
     public let senderPushContent: String?
     /// Why the message is unknown.
     public let reason: Reason
+    /// The persistence in effect (see the type's documentation for the rule).
+    public let persistence: Persistence
 
-    /// Creates an unknown message.
+    /// Creates an unknown message. `registeredPersistence` is the flag of the registered type whose decoder
+    /// refused the content, if that is why the message is unknown.
     public init(
         objectName: String, businessID: String?, rawContent: [UInt8], senderPersistence: Persistence?,
-        fallbackText: String?, senderPushContent: String?, reason: Reason
+        fallbackText: String?, senderPushContent: String?, reason: Reason, registeredPersistence: Persistence? = nil
     ) {
+        self.persistence = senderPersistence ?? registeredPersistence ?? Self.defaultPersistence
         self.objectName = objectName
         self.businessID = businessID
         self.rawContent = rawContent
@@ -62,9 +67,6 @@ public struct UnknownMessage: MessageContent, Hashable {
         self.senderPushContent = senderPushContent
         self.reason = reason
     }
-
-    /// The sender's flag, or ``defaultPersistence``.
-    public var persistence: Persistence { senderPersistence ?? Self.defaultPersistence }
 
     /// The sender's fallback text, or `[Unsupported message: NAME]`.
     public var digest: String {

@@ -84,8 +84,9 @@ public enum PluginLoader {
         if metadata.name != plugin.info.name { differences.append("name '\(metadata.name)' vs '\(plugin.info.name)'") }
         if metadata.version != plugin.info.version { differences.append("version '\(metadata.version)' vs '\(plugin.info.version)'") }
         if metadata.vendor != plugin.info.vendor { differences.append("vendor '\(metadata.vendor)' vs '\(plugin.info.vendor)'") }
-        let declared = metadata.types.map { "\($0.objectName)|\($0.businessID ?? "-")|\($0.persistenceValue)|\($0.isMedia)" }
-        let actual = plugin.types.map { "\($0.objectName)|\($0.businessID ?? "-")|\($0.persistence.rawValue)|\($0.isMedia)" }
+        // Compared as sorted lists: the linker decides the order of records in the section.
+        let declared = metadata.types.map { "\($0.objectName)|\($0.businessID ?? "-")|\($0.persistenceValue)|\($0.isMedia)" }.sorted()
+        let actual = plugin.types.map { "\($0.objectName)|\($0.businessID ?? "-")|\($0.persistence.rawValue)|\($0.isMedia)" }.sorted()
         if declared != actual {
             differences.append("types [\(declared.joined(separator: ", "))] vs [\(actual.joined(separator: ", "))]")
         }

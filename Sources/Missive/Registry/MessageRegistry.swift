@@ -47,11 +47,11 @@ public struct MessageRegistry: Sendable {
     }
 
     private func decodeContent(of envelope: Envelope, _ content: UnsafeBufferPointer<UInt8>) -> any MessageContent {
-        func unknown(_ reason: UnknownMessage.Reason, businessID: String?) -> UnknownMessage {
+        func unknown(_ reason: UnknownMessage.Reason, businessID: String?, registered: Persistence? = nil) -> UnknownMessage {
             UnknownMessage(
                 objectName: envelope.objectName, businessID: businessID, rawContent: envelope.content,
                 senderPersistence: envelope.persistence, fallbackText: envelope.fallbackText,
-                senderPushContent: envelope.pushContent, reason: reason)
+                senderPushContent: envelope.pushContent, reason: reason, registeredPersistence: registered)
         }
         guard let index = byObjectName[envelope.objectName] else {
             return unknown(.notRegistered, businessID: JSONScanner.topLevelString("businessID", in: content))
@@ -72,7 +72,7 @@ public struct MessageRegistry: Sendable {
         }
         switch type.decode(content) {
         case .success(let decoded): return decoded
-        case .failure(let error): return unknown(.decodeFailed(error.message), businessID: businessID)
+        case .failure(let error): return unknown(.decodeFailed(error.message), businessID: businessID, registered: type.persistence)
         }
     }
 

@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import Missive
+
+extension MissiveCommand {
+    struct Decode: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decode envelopes (JSON Lines) through the registered types.",
+            discussion: """
+                For each envelope, prints its id, objectName and businessID, whether a type knew it, the digest, \
+                the searchable words, the persistence in effect, the re-encoded content and, for unknown \
+                messages, the reason. A malformed line is reported with its line number, the other lines are \
+                still decoded, and the exit code is 1.
+                """)
+
+        @Argument(help: "A file of envelopes, one per line, or - for standard input.")
+        var input: String = "-"
+
+        @OptionGroup var plugins: PluginOptions
+
+        @Option(help: "Output format: text or json (one JSON object per line).")
+        var format: OutputFormat = .text
+
+        func run() throws {
+            let data: Data
+            do {
+                data = input == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: input))
+            } catch {
+                Console.error("\(input): cannot read: \(error.localizedDescription)")
+                throw ExitCode(2)
+            }
+            let result = plugins.discover()
+            for rejection in result.rejections {
+                Console.error("warning: skipped \(rejection)")
+            }
+
+            var failed = false
+            var lineNumber = 0
+            for var line in Array(data).split(separator: 0x0A, omittingEmptySubsequences: false) {
+                lineNumber += 1
+                if line.last == 0x0D { line = line.dropLast() }
+                guard line.contains(where: { ![0x20, 0x09].contains($0) }) else { continue }
+                do {
+                    let message = try result.registry.decode(line: line)
+                    let content = try message.reencoded().content
+                    switch format {
+                    case .json: printJSON(message, content: content, line: lineNumber)
+                    case .text: printText(message, content: content, line: lineNumber)
+                    }
+                } catch {
+                    failed = true
+                    report(error, line: lineNumber)
+                }
+            }
+            if failed { throw ExitCode(1) }
+        }
+
+        private func report(_ error: MissiveError, line: Int) {
+            Console.error("line \(line): [\(error.code)] \(error.message)")
+            guard format == .json else { return }
+            var json = JSONWriter()
+            json.beginObject()
+            json.key("line")
+            json.integer(line)
+            json.key("error")
+            json.beginObject()
+            json.key("code")
+            json.string(error.code.description)
+            json.key("message")
+            json.string(error.message)
+            json.endObject()
+            json.endObject()
+            Console.out(bytes: json.bytes)
+        }
+
+        private func printJSON(_ message: Message, content: [UInt8], line: Int) {
+            var json = JSONWriter()
+            json.beginObject()
+            json.key("line")
+            json.integer(line)
+            json.key("id")
+            json.string(message.envelope.id)
+            json.key("objectName")
+            json.string(message.envelope.objectName)
+            json.key("businessID")
+            json.string(message.content.businessID)
+            json.key("known")
+            json.bool(message.isKnown)
+            json.key("decodedAs")
+            json.string(message.isKnown ? message.content.objectName : UnknownMessage.objectName)
+            json.key("digest")
+            json.string(message.digest)
+            json.key("searchableWords")
+            json.strings(message.content.searchableWords)
+            json.key("persistence")
+            json.persistence(message.persistence)
+            json.key("pushContent")
+            json.string(message.content.pushContent)
+            json.key("media")
+            json.media(message.content.media)
+            json.key("parentID")
+            json.string(message.envelope.parentID)
+            json.key("content")
+            json.raw(content)
+            json.key("reason")
+            json.string(message.unknown.map { $0.reason.description })
+            json.endObject()
+            Console.out(bytes: json.bytes)
+        }
+
+        private func printText(_ message: Message, content: [UInt8], line: Int) {
+            let envelope = message.envelope
+            var header = "#\(line) \(envelope.id)  \(envelope.objectName)"
+            if let businessID = message.content.businessID { header += "  businessID=\(businessID)" }
+            header += message.isKnown ? "  known" + (message.content.objectName != envelope.objectName ? " as \(message.content.objectName)" : "") : "  UNKNOWN"
+            Console.out(header)
+            if let parentID = envelope.parentID { Console.out("    reply to:    \(parentID)") }
+            Console.out("    digest:      \(message.digest)")
+            let words = message.content.searchableWords
+            Console.out("    words:       \(words.isEmpty ? "-" : words.joined(separator: " | "))")
+            Console.out("    persistence: \(message.persistence)")
+            if let media = message.content.media {
+                Console.out("    media:       \(media.remoteURL ?? media.localPath ?? "-") \(media.mimeType) \(media.sizeBytes.map { "\($0) bytes" } ?? "")")
+            }
+            Console.out("    content:     \(String(decoding: content, as: UTF8.self))")
+            if let unknown = message.unknown { Console.out("    reason:      \(unknown.reason)") }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import Missive
+
+extension MissiveCommand {
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List every registered message type, and every plugin file that was refused.",
+            discussion: "Exits 0 even when some files were refused; they are listed with their reasons.")
+
+        @OptionGroup var plugins: PluginOptions
+
+        @Option(help: "Output format: text or json.")
+        var format: OutputFormat = .text
+
+        func run() throws {
+            let result = plugins.discover()
+            switch format {
+            case .json: printJSON(result)
+            case .text: printText(result)
+            }
+        }
+
+        private func printJSON(_ result: DiscoveryResult) {
+            var json = JSONWriter()
+            json.beginObject()
+            json.key("schemaVersion")
+            json.integer(1)
+            json.key("types")
+            json.beginArray()
+            for type in result.registry.types {
+                json.beginObject()
+                json.key("objectName")
+                json.string(type.objectName)
+                json.key("businessID")
+                json.string(type.businessID)
+                json.key("persistence")
+                json.persistence(type.persistence)
+                json.key("media")
+                json.bool(type.isMedia)
+                json.key("origin")
+                switch type.origin {
+                case .builtIn:
+                    json.string("builtin")
+                    json.key("plugin")
+                    json.null()
+                case .application:
+                    json.string("application")
+                    json.key("plugin")
+                    json.null()
+                case .plugin(let info):
+                    json.string("plugin")
+                    json.key("plugin")
+                    json.plugin(info)
+                }
+                json.endObject()
+            }
+            json.endArray()
+            json.key("plugins")
+            json.beginArray()
+            for plugin in result.plugins { json.plugin(plugin.info) }
+            json.endArray()
+            json.key("rejected")
+            json.beginArray()
+            for rejection in result.rejections { json.rejection(rejection) }
+            json.endArray()
+            json.endObject()
+            Console.out(bytes: json.bytes)
+        }
+
+        private func printText(_ result: DiscoveryResult) {
+            let rows = result.registry.types.map { type -> [String] in
+                let source: String
+                switch type.origin {
+                case .builtIn: source = "built-in"
+                case .application: source = "application"
+                case .plugin(let info): source = "\(info.name) \(info.version)  \(info.path)"
+                }
+                return [type.objectName, type.businessID ?? "-", type.persistence.description, type.isMedia ? "media" : "-", source]
+            }
+            Console.out("Registered types (\(rows.count)):")
+            Console.out(table([["OBJECTNAME", "BUSINESSID", "PERSISTENCE", "MEDIA", "SOURCE"]] + rows))
+            if !result.rejections.isEmpty {
+                Console.out("\nRejected (\(result.rejections.count)):")
+                for rejection in result.rejections {
+                    Console.out("  \(rejection.file ?? "-")\n    [\(rejection.code)] \(rejection.objectName.map { "\($0): " } ?? "")\(rejection.message)")
+                }
+            }
+        }
+    }
+}
+
+/// Left-aligned columns separated by two spaces.
+func table(_ rows: [[String]]) -> String {
+    guard let width = rows.first?.count else { return "" }
+    let widths = (0..<width).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    return rows.map { row in
+        row.enumerated().map { index, cell in
+            index == width - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+        }.joined(separator: "  ")
+    }.map { "  " + $0 }.joined(separator: "\n")
+}
