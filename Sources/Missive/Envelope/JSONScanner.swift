@@ -46,6 +46,7 @@ package struct JSONScanner: ~Copyable {
                 let value = try scanValue(depth: 1)
                 try member(key, value)
                 skipWhitespace()
+                guard peek() != nil else { throw fail("unexpected end of input") }
                 if peek() == UInt8(ascii: ",") {
                     index += 1
                     continue

@@ -16,6 +16,14 @@ public struct PluginMetadata: Sendable, Hashable {
         /// Whether the type is a media type.
         public var isMedia: Bool
 
+        /// Creates an entry.
+        public init(objectName: String, businessID: String?, persistenceValue: UInt32, isMedia: Bool) {
+            self.objectName = objectName
+            self.businessID = businessID
+            self.persistenceValue = persistenceValue
+            self.isMedia = isMedia
+        }
+
         /// The persistence flag, if ``persistenceValue`` is one of 0, 1, 3 and 16.
         public var persistence: Persistence? { Persistence(rawValue: persistenceValue) }
     }

@@ -1,0 +1,74 @@
+import Foundation
+import Missive
+import Testing
+
+/// Where the built plugins, fixtures and the `missive` executable are, and helpers to stage them.
+///
+/// `swift build` and `swift test` put every product of the package in the folder of the test bundle,
+/// so the tests find the real `.so` files there and load them through the real loader.
+enum Fixtures {
+    /// The build products folder.
+    static let buildDirectory: String = PluginSearchPath.executableDirectory()!
+
+    /// The repository's root.
+    static let repositoryRoot: String = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// The sample plugin products.
+    static let samplePlugins = ["DemoMessages", "DemoMedia", "CRating"]
+
+    /// The path of the built product `name` (`lib<name>.so`).
+    static func library(_ name: String) -> String {
+        "\(buildDirectory)/lib\(name).so"
+    }
+
+    /// A new empty folder. Loaded plugins are never unloaded, so the files in it must stay; the folder is
+    /// left in the system's temporary directory.
+    static func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "missive-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// A new folder holding copies of the given products, optionally renamed (`[product: file name]`).
+    static func stage(_ products: [String], renamed: [String: String] = [:]) throws -> String {
+        let directory = try temporaryDirectory()
+        for product in products {
+            let name = renamed[product] ?? "lib\(product).so"
+            try FileManager.default.copyItem(atPath: library(product), toPath: "\(directory)/\(name)")
+        }
+        return directory
+    }
+
+    /// A search path of exactly these folders.
+    static func searchPath(_ directories: String...) -> PluginSearchPath {
+        .standard(explicitDirectories: directories, environment: [:], includeDefaults: false)
+    }
+
+    /// The sample conversation, one envelope per line.
+    static func conversationLines() throws -> [[UInt8]] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/SampleData/conversation.jsonl"))
+        return Array(data).split(separator: 0x0A).map(Array.init)
+    }
+
+    /// A registry with the built-ins and the three sample plugins, loaded from a private copy.
+    static func sampleRegistry() throws -> MessageRegistry {
+        let result = MessageRegistry.discover(searchPath: searchPath(try stage(samplePlugins)))
+        #expect(result.rejections.isEmpty, "\(result.rejections)")
+        return result.registry
+    }
+
+    /// An envelope around `content`.
+    static func envelope(
+        _ objectName: String, _ content: String, persistence: Persistence? = nil, fallbackText: String? = nil
+    ) -> Envelope {
+        Envelope(
+            id: "t1", conversationID: "c1", senderID: "u1", sentAt: 1_700_000_000_000, objectName: objectName,
+            content: Array(content.utf8), persistence: persistence, fallbackText: fallbackText)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// The bytes as UTF-8 text, for readable expectations.
+    var text: String { String(decoding: self, as: UTF8.self) }
+}
