@@ -1,0 +1,124 @@
+import Foundation
+import Missive
+import Testing
+
+/// The `missive` executable, run as a user runs it; its JSON output is parsed as a script would.
+@Suite struct CLITests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func missive(_ arguments: String..., input: String? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixtures.buildDirectory + "/missive")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != PluginSearchPath.environmentVariable }
+        let out = Pipe(), err = Pipe(), inPipe = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = inPipe
+        try process.run()
+        if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
+        try inPipe.fileHandleForWriting.close()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func object(_ text: some StringProtocol) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func listShowsBuiltInsAndEverySampleTypeAsJSON() throws {
+        let run = try Self.missive("list", "--format", "json")
+        #expect(run.status == 0)
+        let json = try Self.object(run.stdout)
+        #expect(json["schemaVersion"] as? Int == 1)
+        let types = try #require(json["types"] as? [[String: Any]])
+        let byName = Dictionary(uniqueKeysWithValues: types.map { ($0["objectName"] as! String, $0) })
+        for builtIn in ["MS:Text", "MS:Image", "MS:Voice", "MS:Video", "MS:File", "MS:Location", "MS:Custom", "MS:Unknown"] {
+            #expect(byName[builtIn]?["origin"] as? String == "builtin", "\(builtIn)")
+        }
+        let expected: [(String, String?, Int, Bool, String)] = [
+            ("demo:link", "text_link", 3, false, "DemoMessages"), ("demo:poll", "poll", 3, false, "DemoMessages"),
+            ("demo:typing", nil, 16, false, "DemoMessages"), ("demo:sticker", "sticker", 3, true, "DemoMedia"),
+            ("demo:rating", "evaluation", 3, false, "CRating"),
+        ]
+        for (name, businessID, persistence, media, plugin) in expected {
+            let type = try #require(byName[name], "\(name) missing")
+            #expect(type["businessID"] as? String == businessID)
+            #expect((type["persistence"] as? [String: Any])?["value"] as? Int == persistence)
+            #expect(type["media"] as? Bool == media)
+            let info = try #require(type["plugin"] as? [String: Any])
+            #expect(info["name"] as? String == plugin)
+            #expect(info["file"] as? String == Fixtures.library(plugin))
+        }
+        // The broken fixtures built beside the samples are listed as rejected, with file and reason.
+        let rejected = try #require(json["rejected"] as? [[String: Any]])
+        let noEntry = try #require(rejected.first { $0["file"] as? String == Fixtures.library("BrokenNoEntry") })
+        #expect(noEntry["code"] as? String == "missing-entry")
+        #expect((noEntry["reason"] as? String)?.isEmpty == false)
+    }
+
+    @Test func decodeShowsKnownAndUnknownMessagesWithNothingLost() throws {
+        let path = Fixtures.repositoryRoot + "/SampleData/conversation.jsonl"
+        let run = try Self.missive("decode", path, "--format", "json")
+        #expect(run.status == 0, "\(run.stderr)")
+        let records = try run.stdout.split(separator: "\n").map(Self.object)
+        let lines = try Fixtures.conversationLines()
+        #expect(records.count == lines.count)
+        for (record, line) in zip(records, lines) {
+            let envelope = try Envelope(parsing: line)
+            #expect(record["id"] as? String == envelope.id)
+            #expect(record["objectName"] as? String == envelope.objectName)
+            if record["known"] as? Bool == false {
+                // Unknown content is printed exactly as received.
+                #expect(run.stdout.contains(#""content":"# + envelope.content.text + #","reason""#), "\(envelope.id)")
+                #expect((record["reason"] as? String)?.isEmpty == false)
+            } else {
+                #expect(record["reason"] is NSNull)
+            }
+        }
+        let byID = Dictionary(uniqueKeysWithValues: records.map { ($0["id"] as! String, $0) })
+        #expect(byID["m03"]?["decodedAs"] as? String == "demo:poll")
+        #expect(byID["m07"]?["digest"] as? String == "[Rating] ★★★★☆ Great sushi place")
+        #expect(byID["m11"]?["digest"] as? String == "[Order] A-1042, 42.50 EUR")
+        #expect((byID["m11"]?["persistence"] as? [String: Any])?["name"] as? String == "counted")
+        #expect(byID["m12"]?["digest"] as? String == "[Unsupported message: acme:receipt]")
+        #expect(byID["m14"]?["known"] as? Bool == false)
+        #expect(byID["m05"]?["parentID"] as? String == "m03")
+        #expect((byID["m06"]?["media"] as? [String: Any])?["mimeType"] as? String == "image/webp")
+    }
+
+    @Test func decodeReportsMalformedLinesByNumberAndGoesOn() throws {
+        let good = #"{"id":"ok","conversationID":"c","senderID":"s","sentAt":1,"objectName":"MS:Text","content":{"content":"hi"}}"#
+        let input = [good, "{not json", "", #"{"id":"x"}"#, good].joined(separator: "\n")
+        let run = try Self.missive("decode", "-", "--format", "json", input: input)
+        #expect(run.status == 1)
+        let records = try run.stdout.split(separator: "\n").map(Self.object)
+        #expect(records.map { $0["line"] as? Int } == [1, 2, 4, 5])
+        #expect(records.map { $0["id"] as? String } == ["ok", nil, nil, "ok"])
+        #expect((records[1]["error"] as? [String: Any])?["code"] as? String == "malformed-envelope")
+        #expect(run.stderr.contains("line 2: [malformed-envelope]"))
+        #expect(run.stderr.contains("line 4: [malformed-envelope] missing required field 'conversationID'"))
+    }
+
+    @Test func inspectReadsMetadataAndRefusesNonPlugins() throws {
+        let run = try Self.missive("inspect", Fixtures.library("DemoMedia"), "--format", "json")
+        #expect(run.status == 0)
+        let json = try Self.object(run.stdout)
+        #expect(json["name"] as? String == "DemoMedia")
+        #expect(json["abi"] as? Int == 1)
+        let types = try #require(json["types"] as? [[String: Any]])
+        #expect(types.map { $0["objectName"] as? String } == ["demo:sticker"])
+        #expect(types.first?["media"] as? Bool == true)
+
+        let notPlugin = try Self.missive("inspect", Fixtures.repositoryRoot + "/Package.swift")
+        #expect(notPlugin.status == 1)
+        #expect(notPlugin.stderr.contains("Package.swift: [not-a-plugin]"))
+        #expect(notPlugin.stdout.isEmpty)
+    }
+}

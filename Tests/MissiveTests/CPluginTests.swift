@@ -1,0 +1,57 @@
+import Foundation
+import Missive
+import Testing
+
+/// The plain-C sample, demo:rating: a plugin need not be Swift.
+@Suite struct CPluginTests {
+    let registry: MessageRegistry
+
+    init() throws {
+        registry = try Fixtures.sampleRegistry()
+    }
+
+    private func decode(_ content: [UInt8]) -> Message {
+        registry.decode(Envelope(id: "r", conversationID: "c", senderID: "s", sentAt: 0, objectName: "demo:rating", content: content))
+    }
+
+    @Test func decodesEncodesAndDigests() throws {
+        let message = decode(Array(#"{"comment":"Tab\there, \"quoted\" \u00e9 \ud83d\ude00","score":5}"#.utf8))
+        #expect(message.isKnown)
+        #expect(message.digest == "[Rating] ★★★★★ Tab here, \"quoted\" é 😀")
+        #expect(message.content.searchableWords == ["Tab\there, \"quoted\" é 😀"])
+        #expect(message.content.pushContent == message.digest)
+        let encoded = try message.reencoded().content
+        #expect(encoded.text == #"{"comment":"Tab\there, \"quoted\" é 😀","score":5}"#)
+        #expect(try decode(encoded).reencoded().content == encoded)
+    }
+
+    @Test(arguments: [
+        ("", "content must be a JSON object"),
+        ("{", "expected a string"),
+        (#"{"score":0}"#, "score must be a whole number from 1 to 5"),
+        (#"{"score":2.5}"#, "score must be a whole number from 1 to 5"),
+        (#"{"score":"5"}"#, "score must be a number"),
+        (#"{"comment":"no score"}"#, "missing field 'score'"),
+        (#"{"score":3,"comment":"\ud800"}"#, "lone surrogate"),
+        (#"{"score":3} trailing"#, "unexpected data after the object"),
+    ])
+    func refusesBadContentWithAReason(content: String, reason: String) throws {
+        let unknown = try #require(decode(Array(content.utf8)).unknown)
+        #expect(unknown.reason == .decodeFailed(reason))
+        #expect(unknown.rawContent == Array(content.utf8))
+    }
+
+    @Test func survivesHostileInput() throws {
+        let deep = Array((#"{"score":3,"x":"# + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + "}").utf8)
+        #expect(decode(deep).unknown?.reason == .decodeFailed("JSON nested too deeply"))
+        let invalidUTF8: [UInt8] = Array(#"{"score":3,"comment":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+        #expect(decode(invalidUTF8).unknown?.reason == .decodeFailed("string is not valid UTF-8"))
+        let nul: [UInt8] = Array(#"{"score":3,"comment":""#.utf8) + [0] + Array(#""}"#.utf8)
+        #expect(!decode(nul).isKnown)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let noise = (0..<Int.random(in: 0..<64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(decode(noise).unknown?.rawContent == noise)
+        }
+    }
+}
