@@ -254,10 +254,21 @@ typedef const missive_plugin *(*missive_plugin_entry_fn)(const missive_host *hos
 #define MISSIVE_CONCAT_(a, b) a##b
 #define MISSIVE_CONCAT(a, b) MISSIVE_CONCAT_(a, b)
 
+/* `retain` marks the section SHF_GNU_RETAIN, so that the linker's --gc-sections (used by release
+ * builds) keeps it although no code refers to it; `used` alone only stops the compiler dropping it. */
+#if defined(__has_attribute)
+#if __has_attribute(retain)
+#define MISSIVE_RETAIN_ __attribute__((retain))
+#endif
+#endif
+#ifndef MISSIVE_RETAIN_
+#define MISSIVE_RETAIN_
+#endif
+
 /* Places one NUL-terminated record in the metadata section. */
 #define MISSIVE_METADATA_RECORD(text)                                              \
-    __attribute__((used, section(MISSIVE_METADATA_SECTION))) static const char    \
-        MISSIVE_CONCAT(missive_metadata_record_, __COUNTER__)[] = text
+    __attribute__((used, section(MISSIVE_METADATA_SECTION))) MISSIVE_RETAIN_      \
+        static const char MISSIVE_CONCAT(missive_metadata_record_, __COUNTER__)[] = text
 
 #define MISSIVE_METADATA_PLUGIN(name, version, vendor)                             \
     MISSIVE_METADATA_RECORD("{\"record\":\"plugin\",\"abi\":"                      \
