@@ -24,20 +24,16 @@ extension MissiveCommand {
         private func printJSON(_ result: DiscoveryResult) {
             var json = JSONWriter()
             json.beginObject()
-            json.key("schemaVersion")
-            json.integer(1)
+            json.field("schemaVersion", 1)
             json.key("types")
             json.beginArray()
             for type in result.registry.types {
                 json.beginObject()
-                json.key("objectName")
-                json.string(type.objectName)
-                json.key("businessID")
-                json.string(type.businessID)
+                json.field("objectName", type.objectName)
+                json.field("businessID", type.businessID)
                 json.key("persistence")
                 json.persistence(type.persistence)
-                json.key("media")
-                json.bool(type.isMedia)
+                json.field("media", type.isMedia)
                 json.key("origin")
                 switch type.origin {
                 case .builtIn:

@@ -169,33 +169,24 @@ public struct Envelope: Sendable, Hashable {
 
     package func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key("id")
-        writer.string(id)
-        writer.key("conversationID")
-        writer.string(conversationID)
-        writer.key("senderID")
-        writer.string(senderID)
-        writer.key("sentAt")
-        writer.integer(sentAt)
-        writer.key("objectName")
-        writer.string(objectName)
+        writer.field("id", id)
+        writer.field("conversationID", conversationID)
+        writer.field("senderID", senderID)
+        writer.field("sentAt", sentAt)
+        writer.field("objectName", objectName)
         writer.key("content")
         writer.raw(content)
         if let parentID {
-            writer.key("parentID")
-            writer.string(parentID)
+            writer.field("parentID", parentID)
         }
         if let persistence {
-            writer.key("persistence")
-            writer.integer(persistence.rawValue)
+            writer.field("persistence", persistence.rawValue)
         }
         if let fallbackText {
-            writer.key("fallbackText")
-            writer.string(fallbackText)
+            writer.field("fallbackText", fallbackText)
         }
         if let pushContent {
-            writer.key("pushContent")
-            writer.string(pushContent)
+            writer.field("pushContent", pushContent)
         }
         for field in additionalFields {
             writer.key(field.name)

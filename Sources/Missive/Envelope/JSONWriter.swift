@@ -24,6 +24,13 @@ package struct JSONWriter {
         pendingValue = true
     }
 
+    /// Writes a member whose value is a string, or `null`.
+    package mutating func field(_ name: String, _ text: String?) { key(name); string(text) }
+    /// Writes a member whose value is an integer.
+    package mutating func field(_ name: String, _ number: some BinaryInteger) { key(name); integer(number) }
+    /// Writes a member whose value is `true` or `false`.
+    package mutating func field(_ name: String, _ flag: Bool) { key(name); bool(flag) }
+
     /// Writes a string value.
     package mutating func string(_ text: String) { value(); appendQuoted(text) }
     /// Writes a string value, or `null`.
