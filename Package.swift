@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "BrokenDuplicateNames", type: .dynamic, targets: ["BrokenDuplicateNames"]),
         .library(name: "BrokenReservedPrefix", type: .dynamic, targets: ["BrokenReservedPrefix"]),
         .library(name: "BrokenMetadataMismatch", type: .dynamic, targets: ["BrokenMetadataMismatch"]),
+        .library(name: "BrokenUnresolvedSymbol", type: .dynamic, targets: ["BrokenUnresolvedSymbol"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -82,6 +83,7 @@ let package = Package(
         .target(name: "BrokenDuplicateNames", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/DuplicateNames", publicHeadersPath: "."),
         .target(name: "BrokenReservedPrefix", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/ReservedPrefix", publicHeadersPath: "."),
         .target(name: "BrokenMetadataMismatch", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/MetadataMismatch", publicHeadersPath: "."),
+        .target(name: "BrokenUnresolvedSymbol", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/UnresolvedSymbol", publicHeadersPath: "."),
 
         .testTarget(
             name: "MissiveTests",

@@ -31,7 +31,7 @@ extension MissiveCommand {
             }
             let result = plugins.discover()
             for rejection in result.rejections {
-                Console.error("warning: skipped \(rejection)")
+                Console.error("warning: refused \(rejection)")
             }
 
             var failed = false

@@ -51,6 +51,7 @@ import Testing
         ("BrokenWrongABI", MissiveError.Code.unsupportedABI, "descriptor reports ABI 2.0"),
         ("BrokenNoEntry", .missingEntry, "does not export missive_plugin_entry_v1"),
         ("BrokenMetadataMismatch", .metadataMismatch, "fixture:declared"),
+        ("BrokenUnresolvedSymbol", .loadFailed, "undefined symbol: missive_fixture_symbol_that_does_not_exist"),
     ])
     func brokenPluginsAreRefusedWithTheirReason(product: String, code: MissiveError.Code, reason: String) throws {
         let path = try Fixtures.stage([product]) + "/lib\(product).so"
@@ -69,6 +70,9 @@ import Testing
         #expect(reserved.objectName == "MS:Fixture")
         #expect(reserved.file == directory + "/libBrokenReservedPrefix.so")
         #expect(result.registry.type(objectName: "fixture:allowed") != nil)
+        let badName = try #require(result.rejections.first { $0.code == .invalidName })
+        #expect(badName.objectName == "fixture bad name")
+        #expect(badName.message.contains("outside letters, digits and ._:-"))
 
         let duplicates = result.rejections.filter { $0.code == .duplicateName }
         #expect(duplicates.map(\.objectName) == ["fixture:dup", "fixture:other"])
