@@ -254,13 +254,16 @@ static int32_t rating_decode(void *context, const uint8_t *content, size_t lengt
             r.p++;
             skip_space(&r);
             int ok;
-            if (strcmp(key, "score") == 0) {
+            /* Compare with the length: an escaped \u0000 may put a NUL inside a key. */
+            if (key_length == 5 && memcmp(key, "score", 5) == 0) {
                 double value;
                 ok = r.p < r.end && (*r.p == '-' || (*r.p >= '0' && *r.p <= '9')) ? read_number(&r, &value)
                                                                                  : fail(&r, "score must be a number");
-                if (ok && (value != (double)(int)value || value < 1 || value > 5)) ok = fail(&r, "score must be a whole number from 1 to 5");
+                /* Range first: converting an out-of-range double to int is undefined. */
+                if (ok && (!(value >= 1 && value <= 5) || value != (double)(int)value))
+                    ok = fail(&r, "score must be a whole number from 1 to 5");
                 if (ok) { score = (int)value; have_score = 1; }
-            } else if (strcmp(key, "comment") == 0) {
+            } else if (key_length == 7 && memcmp(key, "comment", 7) == 0) {
                 free(comment);
                 comment = NULL;
                 ok = read_string(&r, &comment, &comment_length);

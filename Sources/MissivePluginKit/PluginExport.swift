@@ -142,7 +142,9 @@ private let decodeThunk: @convention(c) (
     UnsafeMutableRawPointer?, UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<OpaquePointer?>?, UnsafePointer<missive_sink>?
 ) -> Int32 = { context, bytes, length, out, errorSink in
     out?.pointee = nil
-    let content = bytes.map { Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: length, deallocator: .none) } ?? Data()
+    // A copy: the host's buffer is valid only during this call, and a type may keep what it decodes from.
+    guard length >= 0 else { return MISSIVE_INVALID_CONTENT }
+    let content = bytes.map { Data(UnsafeBufferPointer(start: $0, count: length)) } ?? Data()
     do {
         let decoded = try export(context).decode(content)
         out?.pointee = OpaquePointer(Unmanaged.passRetained(decoded).toOpaque())

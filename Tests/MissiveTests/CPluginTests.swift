@@ -34,6 +34,8 @@ import Testing
         (#"{"comment":"no score"}"#, "missing field 'score'"),
         (#"{"score":3,"comment":"\ud800"}"#, "lone surrogate"),
         (#"{"score":3} trailing"#, "unexpected data after the object"),
+        (#"{"score":1e300}"#, "score must be a whole number from 1 to 5"),
+        (#"{"score\u0000x":4}"#, "missing field 'score'"),
     ])
     func refusesBadContentWithAReason(content: String, reason: String) throws {
         let unknown = try #require(decode(Array(content.utf8)).unknown)

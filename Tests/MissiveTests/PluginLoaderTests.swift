@@ -113,6 +113,24 @@ import Testing
         #expect(shadowing.rejections.contains { $0.code == .shadowed && $0.file == second + "/libCRating.so" })
     }
 
+    @Test func aLibraryReachedTwiceIsInstantiatedOnce() throws {
+        let directory = try Fixtures.stage(["CRating"])
+        let path = directory + "/libCRating.so"
+        let first = try PluginLoader.load(path)
+        let again = try PluginLoader.load(path)
+        #expect(again.info == first.info)
+
+        // A symbolic link in a later folder reaches the same library: it is reported, not loaded twice.
+        let other = try Fixtures.temporaryDirectory()
+        try FileManager.default.createSymbolicLink(atPath: other + "/libRatingLink.so", withDestinationPath: path)
+        let result = MessageRegistry.discover(searchPath: Fixtures.searchPath(directory, other))
+        #expect(result.plugins.count == 1)
+        let link = try #require(result.rejections.first)
+        #expect(link.code == .shadowed)
+        #expect(link.file == other + "/libRatingLink.so")
+        #expect(link.message.contains("the same library as \(path)"))
+    }
+
     @Test func filesThatAreNotPluginsAreReportedAndSkipped() throws {
         let directory = try Fixtures.stage(["CRating"])
         try Data("hello, not an ELF file".utf8).write(to: URL(fileURLWithPath: directory + "/libText.so"))

@@ -162,7 +162,8 @@ typedef struct missive_type {
     /* Parses `length` bytes of JSON content. On MISSIVE_OK stores a new handle
      * in *out_message. On failure returns MISSIVE_INVALID_CONTENT (or
      * MISSIVE_FAILED), leaves *out_message NULL, and may write a one-line
-     * reason into `error`. Must never crash on any input. Required. */
+     * reason into `error`. The host takes ownership of *out_message only with
+     * MISSIVE_OK. Must never crash on any input. Required. */
     int32_t (*decode)(void *context, const uint8_t *content, size_t length,
                       missive_message **out_message, const missive_sink *error);
 
@@ -182,7 +183,7 @@ typedef struct missive_type {
     int32_t (*push_content)(void *context, const missive_message *message,
                             const missive_sink *out);
 
-    /* Writes the searchable words, one word per write call, or returns
+    /* Writes the searchable words or phrases, one per write call, or returns
      * MISSIVE_ABSENT. NULL means the type is not searchable. */
     int32_t (*searchable_words)(void *context, const missive_message *message,
                                 const missive_sink *out);
@@ -218,7 +219,8 @@ typedef struct missive_plugin {
     const void *(*get_extension)(const char *extension_id);
 } missive_plugin;
 
-/* What the host tells the plugin about itself when it calls the entry. */
+/* What the host tells the plugin about itself when it calls the entry. The
+ * struct and its strings are valid only during that call; copy what you keep. */
 typedef struct missive_host {
     uint32_t abi_version;
     uint32_t struct_size;

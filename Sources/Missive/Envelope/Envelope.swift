@@ -103,7 +103,7 @@ public struct Envelope: Sendable, Hashable {
         var problem: String?
 
         func fieldError(_ name: String, _ expected: String) -> JSONSyntaxError {
-            JSONSyntaxError(offset: 0, message: "field '\(name)' must be \(expected)")
+            JSONSyntaxError(offset: -1, message: "field '\(name)' must be \(expected)")
         }
 
         do {
@@ -136,7 +136,7 @@ public struct Envelope: Sendable, Hashable {
                 }
             }
         } catch {
-            problem = error.offset == 0 ? error.message : error.description
+            problem = error.offset < 0 ? error.message : error.description
         }
         if problem == nil {
             for name in ["id", "conversationID", "senderID", "objectName"] where strings[name] == nil {

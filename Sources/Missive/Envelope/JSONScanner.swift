@@ -67,6 +67,19 @@ package struct JSONScanner: ~Copyable {
         guard index == bytes.count else { throw fail("unexpected data after the JSON value") }
     }
 
+    /// Why `bytes` is not exactly one JSON value, or `nil` when it is.
+    package static func problem(in bytes: [UInt8]) -> JSONSyntaxError? {
+        bytes.withUnsafeBufferPointer { buffer -> JSONSyntaxError? in
+            var scanner = JSONScanner(buffer)
+            do throws(JSONSyntaxError) {
+                try scanner.validateDocument()
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
     // MARK: Values
 
     private mutating func scanValue(depth: Int) throws(JSONSyntaxError) -> Range<Int> {

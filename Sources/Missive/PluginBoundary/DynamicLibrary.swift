@@ -25,6 +25,9 @@ struct DynamicLibrary: @unchecked Sendable {
         return DynamicLibrary(handle: handle)
     }
 
+    /// Identifies the loaded library: `dlopen` gives the same handle for the same file, whatever the path.
+    var identity: UInt { UInt(bitPattern: handle) }
+
     /// The address of the exported symbol `name`, or `nil` when the library has none.
     func symbol(_ name: String) -> UnsafeMutableRawPointer? {
         _ = dlerror()

@@ -1,6 +1,7 @@
 import CMissivePlugin
 import Foundation
 import MissiveCore
+import Synchronization
 
 /// A plugin file that was loaded and whose descriptor agrees with its metadata.
 public struct LoadedPlugin: Sendable {
@@ -21,7 +22,18 @@ public enum PluginLoader {
     /// The information the host gives every plugin's entry.
     private static let host = HostInfo()
 
-    /// Loads one plugin file.
+    /// What each library's entry returned, by library identity. The ABI promises that the entry is called
+    /// once, so a library reached again (the same path, a link to it, a second discovery) is served from
+    /// here; the lock also keeps two threads from calling one entry at once.
+    private static let instantiated = Mutex<[UInt: Result<Instance, MissiveError>]>([:])
+
+    /// A library's validated descriptor.
+    private struct Instance: Sendable {
+        var info: PluginInfo
+        var types: [PluginType]
+    }
+
+    /// Loads one plugin file. Loading a file again returns the same plugin without calling its entry again.
     public static func load(_ path: String) throws(MissiveError) -> LoadedPlugin {
         let metadata = try PluginMetadata.read(fromFile: path)
         guard metadata.abiMajor == Int(MISSIVE_ABI_MAJOR) else {
@@ -30,6 +42,22 @@ public enum PluginLoader {
                 file: path)
         }
         let library = try DynamicLibrary.open(path)
+        let result = instantiated.withLock { cache in
+            if let earlier = cache[library.identity] { return earlier }
+            let result = Result { () throws(MissiveError) in try instantiate(library, path: path) }
+            cache[library.identity] = result
+            return result
+        }
+        let plugin = try result.get()
+        if plugin.info.path != path {
+            throw MissiveError(.shadowed, "the same library as \(plugin.info.path), which is already loaded", file: path)
+        }
+        try checkAgreement(metadata: metadata, plugin: plugin)
+        return LoadedPlugin(info: plugin.info, metadata: metadata, types: plugin.types)
+    }
+
+    /// Calls the entry of a freshly opened library and validates what it returns.
+    private static func instantiate(_ library: DynamicLibrary, path: String) throws(MissiveError) -> Instance {
         guard let entryAddress = library.symbol(MISSIVE_ENTRY_SYMBOL) else {
             throw MissiveError(.missingEntry, "the library does not export \(MISSIVE_ENTRY_SYMBOL)", file: path)
         }
@@ -37,12 +65,10 @@ public enum PluginLoader {
         guard let descriptor = host.withPointer({ entry($0) }) else {
             throw MissiveError(.missingEntry, "\(MISSIVE_ENTRY_SYMBOL) returned no descriptor (the plugin refused this host)", file: path)
         }
-        let plugin = try validate(descriptor, path: path)
-        try checkAgreement(metadata: metadata, plugin: plugin)
-        return LoadedPlugin(info: plugin.info, metadata: metadata, types: plugin.types)
+        return try validate(descriptor, path: path)
     }
 
-    private static func validate(_ descriptor: UnsafePointer<missive_plugin>, path: String) throws(MissiveError) -> (info: PluginInfo, types: [PluginType]) {
+    private static func validate(_ descriptor: UnsafePointer<missive_plugin>, path: String) throws(MissiveError) -> Instance {
         let raw = UnsafeRawPointer(descriptor)
         // Only the first two fields may be read before they are checked.
         let abiVersion = raw.load(fromByteOffset: 0, as: UInt32.self)
@@ -76,10 +102,10 @@ public enum PluginLoader {
             }
             types.append(try PluginType(type, plugin: info))
         }
-        return (info, types)
+        return Instance(info: info, types: types)
     }
 
-    private static func checkAgreement(metadata: PluginMetadata, plugin: (info: PluginInfo, types: [PluginType])) throws(MissiveError) {
+    private static func checkAgreement(metadata: PluginMetadata, plugin: Instance) throws(MissiveError) {
         var differences: [String] = []
         if metadata.name != plugin.info.name { differences.append("name '\(metadata.name)' vs '\(plugin.info.name)'") }
         if metadata.version != plugin.info.version { differences.append("version '\(metadata.version)' vs '\(plugin.info.version)'") }

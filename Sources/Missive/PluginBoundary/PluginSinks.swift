@@ -54,7 +54,7 @@ private func appendBytes(_ context: UnsafeMutableRawPointer?, _ bytes: UnsafePoi
 }
 
 private func appendString(_ context: UnsafeMutableRawPointer?, _ bytes: UnsafePointer<UInt8>?, _ length: Int) {
-    guard let context else { return }
+    guard let context, length >= 0 else { return }
     let text = bytes.map { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) } ?? ""
     context.assumingMemoryBound(to: [String].self).pointee.append(text)
 }

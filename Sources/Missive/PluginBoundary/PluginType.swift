@@ -49,13 +49,15 @@ final class PluginType: @unchecked Sendable {
     /// Validates one type descriptor. The strings and persistence are checked by the caller against the
     /// metadata and the name grammar; here only what the ABI itself requires.
     init(_ type: UnsafePointer<missive_type>, plugin: PluginInfo) throws(MissiveError) {
-        let descriptor = type.pointee
         func invalid(_ message: String, _ name: String? = nil) -> MissiveError {
             MissiveError(.invalidDescriptor, message, file: plugin.path, objectName: name)
         }
-        guard descriptor.struct_size >= MemoryLayout<missive_type>.size else {
-            throw invalid("type descriptor is \(descriptor.struct_size) bytes; ABI 1.0 needs \(MemoryLayout<missive_type>.size)")
+        // Only struct_size may be read before it is checked.
+        let structSize = UnsafeRawPointer(type).load(as: UInt32.self)
+        guard structSize >= MemoryLayout<missive_type>.size else {
+            throw invalid("type descriptor is \(structSize) bytes; ABI 1.0 needs \(MemoryLayout<missive_type>.size)")
         }
+        let descriptor = type.pointee
         guard let namePointer = descriptor.object_name else { throw invalid("a type has no object_name") }
         let name = String(cString: namePointer)
         guard let persistence = Persistence(rawValue: descriptor.persistence) else {
@@ -76,8 +78,11 @@ final class PluginType: @unchecked Sendable {
         self.businessID = descriptor.business_id.map { String(cString: $0) }
         self.persistence = persistence
         self.isMedia = isMedia
-        self.examples = (0..<Int(descriptor.example_count)).map { index in
+        self.examples = try (0..<Int(descriptor.example_count)).map { index throws(MissiveError) in
             let example = examples[index]
+            guard example.length >= 0, example.length <= 16 << 20, example.bytes != nil || example.length == 0 else {
+                throw invalid("example \(index) has an invalid length", name)
+            }
             return example.bytes.map { Array(UnsafeBufferPointer(start: $0, count: example.length)) } ?? []
         }
         self.context = descriptor.context
@@ -96,8 +101,8 @@ final class PluginType: @unchecked Sendable {
         let (status, reason) = PluginSinks.collectingBytes { errorSink in
             decodeFunction(context, content.baseAddress, content.count, &handle, errorSink)
         }
+        // Ownership of a handle passes to the host only with MISSIVE_OK; anything else left in it is ignored.
         guard status == MISSIVE_OK, let handle else {
-            if let handle { releaseFunction(context, handle) }
             let text = reason.isEmpty ? "the plugin's decoder failed with status \(status)" : String(decoding: reason, as: UTF8.self)
             return .failure(MissiveError(.malformedContent, text, file: plugin.path, objectName: objectName))
         }
@@ -167,6 +172,11 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
         let (status, bytes) = type.encode(handle)
         guard status == MISSIVE_OK else {
             throw MissiveError(.pluginFailure, "encode failed with status \(status)", file: type.plugin.path, objectName: type.objectName)
+        }
+        // A plugin's output goes into envelopes and JSON Lines: it must be exactly one JSON value.
+        let problem = JSONScanner.problem(in: bytes)
+        if let problem {
+            throw MissiveError(.pluginFailure, "encode produced invalid JSON: \(problem)", file: type.plugin.path, objectName: type.objectName)
         }
         return bytes
     }

@@ -42,7 +42,10 @@ public struct Message: Sendable {
 
     private static func ensuring(businessID: String, in content: [UInt8]) -> [UInt8] {
         let present = content.withUnsafeBufferPointer { JSONScanner.topLevelString("businessID", in: $0) } != nil
-        guard !present, let open = content.firstIndex(of: UInt8(ascii: "{")) else { return content }
+        let whitespace: [UInt8] = [0x20, 0x0A, 0x0D, 0x09]
+        guard !present, let open = content.firstIndex(where: { !whitespace.contains($0) }), content[open] == UInt8(ascii: "{") else {
+            return content
+        }
         var member = JSONWriter()
         member.beginObject()
         member.key("businessID")
@@ -50,7 +53,7 @@ public struct Message: Sendable {
         member.endObject()
         let inner = member.bytes.dropFirst().dropLast()
         let rest = content[(open + 1)...]
-        let isEmpty = rest.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) == UInt8(ascii: "}")
+        let isEmpty = rest.first(where: { !whitespace.contains($0) }) == UInt8(ascii: "}")
         return Array(content[...open]) + inner + (isEmpty ? [] : [UInt8(ascii: ",")]) + rest
     }
 }
