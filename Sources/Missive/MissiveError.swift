@@ -10,6 +10,7 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
             case ioFailure = "io-failure"
             case notAPlugin = "not-a-plugin"
             case wrongMachine = "wrong-machine"
+            case missingMetadata = "missing-metadata"
             case invalidMetadata = "invalid-metadata"
             case unsupportedABI = "unsupported-abi"
             case loadFailed = "load-failed"
@@ -30,10 +31,12 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// A file could not be read.
         public static let ioFailure = Code(.ioFailure)
-        /// The file is not an ELF shared object, or has no Missive metadata section.
+        /// The file is not an ELF shared object.
         public static let notAPlugin = Code(.notAPlugin)
         /// The file is ELF, but for another machine or word size.
         public static let wrongMachine = Code(.wrongMachine)
+        /// The file is an ELF shared object without a Missive metadata section: not a Missive plugin.
+        public static let missingMetadata = Code(.missingMetadata)
         /// The metadata section exists but cannot be parsed or is incomplete.
         public static let invalidMetadata = Code(.invalidMetadata)
         /// The plugin was built for an ABI version this host does not support.

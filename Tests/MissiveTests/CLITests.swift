@@ -118,7 +118,7 @@ import Testing
 
         let notPlugin = try Self.missive("inspect", Fixtures.repositoryRoot + "/Package.swift")
         #expect(notPlugin.status == 1)
-        #expect(notPlugin.stderr.contains("Package.swift: [not-a-plugin]"))
+        #expect(notPlugin.stderr.contains("Package.swift: [not-a-plugin] not an ELF shared object"))
         #expect(notPlugin.stdout.isEmpty)
     }
 }

@@ -143,6 +143,7 @@ import Testing
         let byFile = Dictionary(grouping: result.rejections, by: { $0.file ?? "" })
         #expect(byFile[directory + "/libText.so"]?.first?.message.contains("not an ELF shared object") == true)
         #expect(byFile[directory + "/libTruncated.so"]?.first?.code == .notAPlugin)
+        #expect(byFile[directory + "/libPlainELF.so"]?.first?.code == .missingMetadata)
         #expect(byFile[directory + "/libPlainELF.so"]?.first?.message.contains("has no missive_meta section") == true)
         #expect(byFile[directory + "/missing"]?.first?.message == "plugin folder does not exist")
         #expect(result.registry.type(objectName: "demo:rating") != nil)

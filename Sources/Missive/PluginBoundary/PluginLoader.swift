@@ -13,6 +13,25 @@ public struct LoadedPlugin: Sendable {
     let types: [PluginType]
 }
 
+/// A plugin library that was opened and whose entry was called, with its descriptor read but not yet
+/// judged: what the conformance suite inspects. ``PluginLoader/load(_:)`` builds on it.
+package struct PluginProbe: Sendable {
+    /// The file the library was first opened from.
+    package let path: String
+    /// The descriptor's `abi_version`.
+    package let abiVersion: UInt32
+    /// The descriptor's name, version and vendor; `nil` where the pointer is NULL or the string empty.
+    package let name: String?, version: String?, vendor: String?
+    /// Each type descriptor, callable, or the reason it cannot be called.
+    package let types: [Result<PluginType, MissiveError>]
+
+    /// The plugin's identity, with empty strings where the descriptor has none.
+    package var info: PluginInfo {
+        PluginInfo(name: name ?? "", version: version ?? "", vendor: vendor ?? "",
+                   abiVersion: "\(abiVersion >> 16).\(abiVersion & 0xFFFF)", path: path)
+    }
+}
+
 /// Loads plugin files: reads their metadata, opens them, calls their entry and validates the descriptor.
 ///
 /// The order of checks for each file is: ELF and metadata (no plugin code runs), the ABI major in the
@@ -22,16 +41,10 @@ public enum PluginLoader {
     /// The information the host gives every plugin's entry.
     private static let host = HostInfo()
 
-    /// What each library's entry returned, by library identity. The ABI promises that the entry is called
+    /// What each library's entry gave, by library identity. The ABI promises that the entry is called
     /// once, so a library reached again (the same path, a link to it, a second discovery) is served from
     /// here; the lock also keeps two threads from calling one entry at once.
-    private static let instantiated = Mutex<[UInt: Result<Instance, MissiveError>]>([:])
-
-    /// A library's validated descriptor.
-    private struct Instance: Sendable {
-        var info: PluginInfo
-        var types: [PluginType]
-    }
+    private static let probes = Mutex<[UInt: Result<PluginProbe, MissiveError>]>([:])
 
     /// Loads one plugin file. Loading a file again returns the same plugin without calling its entry again.
     public static func load(_ path: String) throws(MissiveError) -> LoadedPlugin {
@@ -41,23 +54,36 @@ public enum PluginLoader {
                 .unsupportedABI, "built for Missive plugin ABI \(metadata.abiMajor); this host supports ABI \(MISSIVE_ABI_MAJOR)",
                 file: path)
         }
+        let probe = try probe(path)
+        if probe.path != path {
+            throw MissiveError(.shadowed, "the same library as \(probe.path), which is already loaded", file: path)
+        }
+        for (field, value) in [("name", probe.name), ("version", probe.version), ("vendor", probe.vendor)] where value == nil {
+            throw MissiveError(.invalidDescriptor, "the descriptor's \(field) is missing", file: path)
+        }
+        var types: [PluginType] = []
+        for result in probe.types {
+            let type = try result.get()
+            if let problem = type.registrationProblem { throw problem }
+            types.append(type)
+        }
+        try checkAgreement(metadata: metadata, info: probe.info, types: types)
+        return LoadedPlugin(info: probe.info, metadata: metadata, types: types)
+    }
+
+    /// Opens a library, calls its entry (once per library, ever) and reads its descriptor after checking
+    /// the ABI version and the struct size.
+    package static func probe(_ path: String) throws(MissiveError) -> PluginProbe {
         let library = try DynamicLibrary.open(path)
-        let result = instantiated.withLock { cache in
+        return try probes.withLock { cache in
             if let earlier = cache[library.identity] { return earlier }
             let result = Result { () throws(MissiveError) in try instantiate(library, path: path) }
             cache[library.identity] = result
             return result
-        }
-        let plugin = try result.get()
-        if plugin.info.path != path {
-            throw MissiveError(.shadowed, "the same library as \(plugin.info.path), which is already loaded", file: path)
-        }
-        try checkAgreement(metadata: metadata, plugin: plugin)
-        return LoadedPlugin(info: plugin.info, metadata: metadata, types: plugin.types)
+        }.get()
     }
 
-    /// Calls the entry of a freshly opened library and validates what it returns.
-    private static func instantiate(_ library: DynamicLibrary, path: String) throws(MissiveError) -> Instance {
+    private static func instantiate(_ library: DynamicLibrary, path: String) throws(MissiveError) -> PluginProbe {
         guard let entryAddress = library.symbol(MISSIVE_ENTRY_SYMBOL) else {
             throw MissiveError(.missingEntry, "the library does not export \(MISSIVE_ENTRY_SYMBOL)", file: path)
         }
@@ -65,10 +91,6 @@ public enum PluginLoader {
         guard let descriptor = host.withPointer({ entry($0) }) else {
             throw MissiveError(.missingEntry, "\(MISSIVE_ENTRY_SYMBOL) returned no descriptor (the plugin refused this host)", file: path)
         }
-        return try validate(descriptor, path: path)
-    }
-
-    private static func validate(_ descriptor: UnsafePointer<missive_plugin>, path: String) throws(MissiveError) -> Instance {
         let raw = UnsafeRawPointer(descriptor)
         // Only the first two fields may be read before they are checked.
         let abiVersion = raw.load(fromByteOffset: 0, as: UInt32.self)
@@ -83,44 +105,45 @@ public enum PluginLoader {
                 file: path)
         }
         let plugin = descriptor.pointee
-        func text(_ pointer: UnsafePointer<CChar>?, _ field: String) throws(MissiveError) -> String {
-            guard let pointer, pointer.pointee != 0 else {
-                throw MissiveError(.invalidDescriptor, "the descriptor's \(field) is missing", file: path)
-            }
+        func text(_ pointer: UnsafePointer<CChar>?) -> String? {
+            guard let pointer, pointer.pointee != 0 else { return nil }
             return String(cString: pointer)
         }
-        let info = PluginInfo(
-            name: try text(plugin.name, "name"), version: try text(plugin.version, "version"),
-            vendor: try text(plugin.vendor, "vendor"), abiVersion: "\(major).\(minor)", path: path)
         guard plugin.type_count == 0 || plugin.types != nil else {
             throw MissiveError(.invalidDescriptor, "the descriptor lists \(plugin.type_count) types but no array", file: path)
         }
-        var types: [PluginType] = []
+        let partial = PluginProbe(
+            path: path, abiVersion: abiVersion, name: text(plugin.name), version: text(plugin.version), vendor: text(plugin.vendor),
+            types: [])
+        var types: [Result<PluginType, MissiveError>] = []
         for index in 0..<Int(plugin.type_count) {
             guard let type = plugin.types[index] else {
                 throw MissiveError(.invalidDescriptor, "type \(index) of the descriptor is NULL", file: path)
             }
-            types.append(try PluginType(type, plugin: info))
+            types.append(Result { () throws(MissiveError) in try PluginType(type, plugin: partial.info) })
         }
-        return Instance(info: info, types: types)
+        return PluginProbe(path: path, abiVersion: abiVersion, name: partial.name, version: partial.version, vendor: partial.vendor, types: types)
     }
 
-    private static func checkAgreement(metadata: PluginMetadata, plugin: Instance) throws(MissiveError) {
+    /// Why the metadata and the descriptor disagree, or `nil` when they agree.
+    package static func disagreement(metadata: PluginMetadata, info: PluginInfo, types: [PluginType]) -> String? {
         var differences: [String] = []
-        if metadata.name != plugin.info.name { differences.append("name '\(metadata.name)' vs '\(plugin.info.name)'") }
-        if metadata.version != plugin.info.version { differences.append("version '\(metadata.version)' vs '\(plugin.info.version)'") }
-        if metadata.vendor != plugin.info.vendor { differences.append("vendor '\(metadata.vendor)' vs '\(plugin.info.vendor)'") }
+        if metadata.name != info.name { differences.append("name '\(metadata.name)' vs '\(info.name)'") }
+        if metadata.version != info.version { differences.append("version '\(metadata.version)' vs '\(info.version)'") }
+        if metadata.vendor != info.vendor { differences.append("vendor '\(metadata.vendor)' vs '\(info.vendor)'") }
         // Compared as sorted lists: the linker decides the order of records in the section.
         let declared = metadata.types.map { "\($0.objectName)|\($0.businessID ?? "-")|\($0.persistenceValue)|\($0.isMedia)" }.sorted()
-        let actual = plugin.types.map { "\($0.objectName)|\($0.businessID ?? "-")|\($0.persistence.rawValue)|\($0.isMedia)" }.sorted()
+        let actual = types.map { "\($0.objectName)|\($0.businessID ?? "-")|\($0.persistenceValue)|\($0.isMedia)" }.sorted()
         if declared != actual {
             differences.append("types [\(declared.joined(separator: ", "))] vs [\(actual.joined(separator: ", "))]")
         }
-        guard differences.isEmpty else {
-            throw MissiveError(
-                .metadataMismatch,
-                "metadata disagrees with the runtime descriptor (metadata vs descriptor): \(differences.joined(separator: "; "))",
-                file: plugin.info.path)
+        guard !differences.isEmpty else { return nil }
+        return "metadata disagrees with the runtime descriptor (metadata vs descriptor): \(differences.joined(separator: "; "))"
+    }
+
+    private static func checkAgreement(metadata: PluginMetadata, info: PluginInfo, types: [PluginType]) throws(MissiveError) {
+        if let problem = disagreement(metadata: metadata, info: info, types: types) {
+            throw MissiveError(.metadataMismatch, problem, file: info.path)
         }
     }
 }

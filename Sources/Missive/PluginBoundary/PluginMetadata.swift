@@ -44,10 +44,11 @@ public struct PluginMetadata: Sendable, Hashable {
 
     /// Reads the metadata of the plugin file at `path`.
     ///
-    /// - Throws: ``MissiveError`` with code `notAPlugin`, `wrongMachine`, `invalidMetadata` or `ioFailure`.
+    /// - Throws: ``MissiveError`` with code `notAPlugin`, `wrongMachine`, `missingMetadata`, `invalidMetadata`
+    ///   or `ioFailure`.
     public static func read(fromFile path: String) throws(MissiveError) -> PluginMetadata {
         guard let section = try ELFSection.read(sectionName, from: path) else {
-            throw MissiveError(.notAPlugin, "not a Missive plugin: the shared object has no \(sectionName) section", file: path)
+            throw MissiveError(.missingMetadata, "not a Missive plugin: the shared object has no \(sectionName) section", file: path)
         }
         do {
             return try parse(section)

@@ -13,14 +13,14 @@ enum PluginSinks {
         return (status, bytes)
     }
 
-    /// Runs `body` with a sink that turns every write into one string.
-    static func collectingStrings(_ body: (UnsafePointer<missive_sink>) -> Int32) -> (status: Int32, strings: [String]) {
-        var strings: [String] = []
-        let status = withUnsafeMutablePointer(to: &strings) { storage in
-            var sink = missive_sink(context: UnsafeMutableRawPointer(storage), write: appendString)
+    /// Runs `body` with a sink that keeps every write as a separate piece.
+    static func collectingPieces(_ body: (UnsafePointer<missive_sink>) -> Int32) -> (status: Int32, pieces: [[UInt8]]) {
+        var pieces: [[UInt8]] = []
+        let status = withUnsafeMutablePointer(to: &pieces) { storage in
+            var sink = missive_sink(context: UnsafeMutableRawPointer(storage), write: appendPiece)
             return body(&sink)
         }
-        return (status, strings)
+        return (status, pieces)
     }
 
     /// Runs `body` with a `missive_media_out` whose three sinks collect the URL, path and MIME type.
@@ -53,8 +53,8 @@ private func appendBytes(_ context: UnsafeMutableRawPointer?, _ bytes: UnsafePoi
     context.assumingMemoryBound(to: [UInt8].self).pointee.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
 }
 
-private func appendString(_ context: UnsafeMutableRawPointer?, _ bytes: UnsafePointer<UInt8>?, _ length: Int) {
+private func appendPiece(_ context: UnsafeMutableRawPointer?, _ bytes: UnsafePointer<UInt8>?, _ length: Int) {
     guard let context, length >= 0 else { return }
-    let text = bytes.map { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) } ?? ""
-    context.assumingMemoryBound(to: [String].self).pointee.append(text)
+    let piece = bytes.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
+    context.assumingMemoryBound(to: [[UInt8]].self).pointee.append(piece)
 }
