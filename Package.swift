@@ -9,6 +9,14 @@ let strictSwift: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// The deliberately broken plugins in Tests/Fixtures/BrokenPlugins, each built as `libBroken<Name>.so`.
+/// Each differs from a valid plugin in one way, named by its folder.
+let brokenPlugins = [
+    "WrongABI", "NoEntry", "UnresolvedSymbol", "DuplicateNames", "ReservedPrefix", "MetadataMismatch",
+    "CrashInDecode", "HangInDecode", "AbortOnLoad", "NoRoundTrip", "DigestNewline", "DigestInvalidUTF8",
+    "LeakyRelease", "UnknownPersistence", "StatusPush",
+]
+
 let package = Package(
     name: "Missive",
     platforms: [.macOS(.v15)],
@@ -23,15 +31,8 @@ let package = Package(
         .library(name: "DemoMessages", type: .dynamic, targets: ["DemoMessages"]),
         .library(name: "DemoMedia", type: .dynamic, targets: ["DemoMedia"]),
         .library(name: "CRating", type: .dynamic, targets: ["CRating"]),
-
         // Deliberately broken plugins, loaded by the tests.
-        .library(name: "BrokenWrongABI", type: .dynamic, targets: ["BrokenWrongABI"]),
-        .library(name: "BrokenNoEntry", type: .dynamic, targets: ["BrokenNoEntry"]),
-        .library(name: "BrokenDuplicateNames", type: .dynamic, targets: ["BrokenDuplicateNames"]),
-        .library(name: "BrokenReservedPrefix", type: .dynamic, targets: ["BrokenReservedPrefix"]),
-        .library(name: "BrokenMetadataMismatch", type: .dynamic, targets: ["BrokenMetadataMismatch"]),
-        .library(name: "BrokenUnresolvedSymbol", type: .dynamic, targets: ["BrokenUnresolvedSymbol"]),
-    ],
+    ] + brokenPlugins.map { .library(name: "Broken\($0)", type: .dynamic, targets: ["Broken\($0)"]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
@@ -64,10 +65,15 @@ let package = Package(
             swiftSettings: strictSwift
         ),
 
+        // The conformance suite, as a library the CLI, the command plugin and the tests share.
+        .target(name: "MissiveConformance", dependencies: ["Missive", "CMissivePlugin", "CMissiveHeap"], swiftSettings: strictSwift),
+        // The allocator's heap counter (glibc's mallinfo2), for the memory checks.
+        .target(name: "CMissiveHeap"),
+
         // The command-line tool.
         .executableTarget(
             name: "missive",
-            dependencies: ["Missive", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Missive", "MissiveConformance", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSwift
         ),
 
@@ -78,13 +84,10 @@ let package = Package(
 
         // Broken plugins (plain C, so each defect is exactly the one intended).
         .target(name: "BrokenPluginSupport", dependencies: ["CMissivePlugin"], path: "Tests/Fixtures/BrokenPlugins/Support"),
-        .target(name: "BrokenWrongABI", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/WrongABI", publicHeadersPath: "."),
-        .target(name: "BrokenNoEntry", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/NoEntry", publicHeadersPath: "."),
-        .target(name: "BrokenDuplicateNames", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/DuplicateNames", publicHeadersPath: "."),
-        .target(name: "BrokenReservedPrefix", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/ReservedPrefix", publicHeadersPath: "."),
-        .target(name: "BrokenMetadataMismatch", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/MetadataMismatch", publicHeadersPath: "."),
-        .target(name: "BrokenUnresolvedSymbol", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/UnresolvedSymbol", publicHeadersPath: "."),
 
+    ] + brokenPlugins.map {
+        .target(name: "Broken\($0)", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/\($0)", publicHeadersPath: ".")
+    } + [
         .testTarget(
             name: "MissiveTests",
             dependencies: ["Missive", "MissivePluginKit"],

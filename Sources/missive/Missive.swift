@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Missive
 
 @main
@@ -7,8 +8,23 @@ struct MissiveCommand: ParsableCommand {
         commandName: "missive",
         abstract: "Load Missive message-type plugins, inspect them, and decode envelopes through them.",
         version: MissiveVersion.string,
-        subcommands: [List.self, Inspect.self, Decode.self]
+        subcommands: [List.self, Inspect.self, Decode.self, Check.self]
     )
+
+    /// Runs the command; a usage error exits with code 2 (not ArgumentParser's 64), as `check` documents.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                exit(withError: ExitCode(2))
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// The output formats every subcommand offers.

@@ -71,6 +71,11 @@ public enum PluginLoader {
         return LoadedPlugin(info: probe.info, metadata: metadata, types: types)
     }
 
+    /// Opens a library with `dlopen` without calling any of its code beyond its initialisers.
+    package static func openLibrary(_ path: String) throws(MissiveError) {
+        _ = try DynamicLibrary.open(path)
+    }
+
     /// Opens a library, calls its entry (once per library, ever) and reads its descriptor after checking
     /// the ABI version and the struct size.
     package static func probe(_ path: String) throws(MissiveError) -> PluginProbe {

@@ -33,6 +33,12 @@ public struct PluginSearchPath: Sendable, Hashable {
         public var directory: String
         /// Where it comes from. Explicit and environment folders must exist; the defaults may not.
         public var source: Source
+
+        /// Creates an entry.
+        public init(directory: String, source: Source) {
+            self.directory = directory
+            self.source = source
+        }
     }
 
     /// The name of the environment variable that adds folders.

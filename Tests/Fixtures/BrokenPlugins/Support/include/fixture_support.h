@@ -5,6 +5,12 @@
 
 #include "missive_plugin.h"
 
+/* The handle fixture_decode returns: a copy of the content. */
+typedef struct echo {
+    size_t length;
+    uint8_t bytes[];
+} echo;
+
 int32_t fixture_decode(void *context, const uint8_t *content, size_t length, missive_message **out,
                        const missive_sink *error);
 void fixture_release(void *context, missive_message *message);

@@ -1,0 +1,11 @@
+/* The C allocator's count of heap bytes in use, for the conformance suite's memory checks. */
+#ifndef MISSIVE_HEAP_H
+#define MISSIVE_HEAP_H
+
+#include <stddef.h>
+
+/* Bytes currently allocated with malloc and not freed (glibc's mallinfo2().uordblks), or 0 where the C
+ * library cannot tell. */
+size_t missive_heap_in_use(void);
+
+#endif

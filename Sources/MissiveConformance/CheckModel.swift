@@ -1,0 +1,158 @@
+import Foundation
+import Missive
+
+/// How one check ended.
+public enum CheckOutcome: Sendable, Hashable {
+    /// The plugin does what the check requires.
+    case passed
+    /// The plugin does not: what was expected, and what was seen.
+    case failed(expected: String, seen: String)
+    /// The process running the check died: the signal or exit code.
+    case crashed(String)
+    /// The check ran past its time limit and was killed.
+    case timedOut(seconds: Double)
+    /// The check did not run, and why.
+    case skipped(String)
+    /// The check ran and found something worth a look that is not a failure (for example, speed).
+    case warning(String)
+
+    /// The stable name used in the JSON output: `passed`, `failed`, `crashed`, `timed-out`, `skipped` or `warning`.
+    public var name: String {
+        switch self {
+        case .passed: "passed"
+        case .failed: "failed"
+        case .crashed: "crashed"
+        case .timedOut: "timed-out"
+        case .skipped: "skipped"
+        case .warning: "warning"
+        }
+    }
+
+    /// A one-line explanation; empty for `passed`.
+    public var detail: String {
+        switch self {
+        case .passed: ""
+        case .failed(let expected, let seen): "expected \(expected); saw \(seen)"
+        case .crashed(let how): how
+        case .timedOut(let seconds): "killed after \(Self.format(seconds)) s"
+        case .skipped(let reason): reason
+        case .warning(let message): message
+        }
+    }
+
+    /// Whether this outcome fails a run (unless the check is an expected failure).
+    public var isFailure: Bool {
+        switch self {
+        case .failed, .crashed, .timedOut: true
+        case .passed, .skipped, .warning: false
+        }
+    }
+
+    static func format(_ seconds: Double) -> String { String(format: "%.3g", seconds) }
+}
+
+/// One conformance check: a stable id, the strictness level from which it runs, and what it verifies.
+public struct ConformanceCheck: Sendable {
+    /// The stable id, for example `abi.version` or `decode.garbage`.
+    public let id: String
+    /// The lowest strictness (1–10) at which the check runs.
+    public let level: Int
+    /// What the check verifies, in one line.
+    public let summary: String
+    /// Checks that must not have failed for this one to be meaningful. When one of them failed or was
+    /// skipped, this check is skipped; when one crashed or timed out, this check still runs.
+    public let requires: [String]
+    let body: @Sendable (CheckContext) -> CheckOutcome
+}
+
+/// The result of one check on one plugin.
+public struct CheckResult: Sendable, Hashable {
+    /// The check's id.
+    public let id: String
+    /// The check's level.
+    public let level: Int
+    /// How it ended, after expected failures were applied.
+    public var outcome: CheckOutcome
+    /// How long it took, in seconds (the child process's whole life, when isolated).
+    public let duration: Double
+    /// Whether the check is listed as an expected failure and did fail.
+    public var isExpectedFailure = false
+}
+
+/// What a check can see: the plugin file, the run's options, and the plugin opened lazily.
+///
+/// A context belongs to one process; in isolated runs each check gets a fresh process and context.
+public final class CheckContext: @unchecked Sendable {
+    /// The plugin file.
+    public let path: String
+    /// The seed of the run's pseudo-random inputs.
+    public let seed: UInt64
+    /// Folders of other plugins to check names against (`--against`).
+    public let against: [String]
+
+    private let lock = NSLock()
+    private var cachedMetadata: Result<PluginMetadata, MissiveError>?
+    private var cachedProbe: Result<PluginProbe, MissiveError>?
+
+    /// Creates the context for one plugin.
+    public init(path: String, seed: UInt64, against: [String]) {
+        self.path = path
+        self.seed = seed
+        self.against = against
+    }
+
+    /// The metadata, read from the file without running it.
+    var metadata: Result<PluginMetadata, MissiveError> {
+        lock.withLock {
+            if let cachedMetadata { return cachedMetadata }
+            let result = Result { () throws(MissiveError) in try PluginMetadata.read(fromFile: path) }
+            cachedMetadata = result
+            return result
+        }
+    }
+
+    /// The library opened and its descriptor read.
+    var probe: Result<PluginProbe, MissiveError> {
+        lock.withLock {
+            if let cachedProbe { return cachedProbe }
+            let result = Result { () throws(MissiveError) in try PluginLoader.probe(path) }
+            cachedProbe = result
+            return result
+        }
+    }
+
+    /// The types that can be called, or the outcome to report when the plugin cannot be opened.
+    func callableTypes() -> Result<[PluginType], CheckFailure> {
+        switch probe {
+        case .failure(let error): return .failure(CheckFailure(.skipped("the plugin could not be opened: \(error.message)")))
+        case .success(let probe): return .success(probe.types.compactMap { try? $0.get() })
+        }
+    }
+
+    /// A pseudo-random generator for one check, derived from the run's seed and the check's id.
+    func generator(for id: String) -> SeededGenerator {
+        SeededGenerator(seed: seed ^ id.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 })
+    }
+}
+
+/// An early end of a check with an outcome.
+struct CheckFailure: Error {
+    let outcome: CheckOutcome
+    init(_ outcome: CheckOutcome) { self.outcome = outcome }
+}
+
+/// SplitMix64: small, fast and the same on every machine, so a seed reproduces a run.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// A generator that starts from `seed`.
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,180 @@
+import CMissivePlugin
+import Foundation
+import Missive
+
+/// Levels 2–3 and 7: what decoded messages answer.
+enum BehaviourChecks {
+    /// The longest digest allowed, in characters.
+    static let maxDigestLength = 256
+
+    static let all: [ConformanceCheck] = [
+        ConformanceCheck(id: "roundtrip.examples", level: 2,
+                         summary: "decode → encode → decode → encode gives the same bytes twice, for every example.",
+                         requires: ["examples.decode"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                var problems: [String] = []
+                for type in types {
+                    for (example, content) in try type.decodedExamples() {
+                        if let problem = roundTripProblem(type, content) { problems.append("\(type.objectName) \(preview(example)): \(problem)") }
+                    }
+                }
+                return outcome(expected: "byte-identical encodings", problems: problems)
+            }
+        },
+        ConformanceCheck(id: "encode.json", level: 2, summary: "encode gives one JSON object for every example.",
+                         requires: ["examples.decode"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                var problems: [String] = []
+                for type in types {
+                    for (_, content) in try type.decodedExamples() {
+                        let (status, bytes) = content.rawEncode()
+                        if status != MISSIVE_OK {
+                            problems.append("\(type.objectName): encode returned status \(status)")
+                        } else if bytes.first != UInt8(ascii: "{") || (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]) == nil {
+                            problems.append("\(type.objectName): encode gave \(preview(bytes))")
+                        }
+                    }
+                }
+                return outcome(expected: "a JSON object", problems: problems)
+            }
+        },
+        ConformanceCheck(id: "digest.valid", level: 3,
+                         summary: "Digests are valid UTF-8, one line, not empty, at most \(maxDigestLength) characters.",
+                         requires: ["examples.decode"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                var problems: [String] = []
+                for type in types {
+                    for (example, content) in try type.decodedExamples() {
+                        let (status, bytes) = content.rawDigest()
+                        if let problem = digestProblem(status: status, bytes: bytes) {
+                            problems.append("\(type.objectName) \(preview(example, limit: 40)): \(problem)")
+                        }
+                    }
+                }
+                return outcome(expected: "one-line UTF-8 digests", problems: problems)
+            }
+        },
+        ConformanceCheck(id: "words.valid", level: 3, summary: "Searchable words are non-empty, valid UTF-8.",
+                         requires: ["examples.decode"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                var problems: [String] = []
+                for type in types {
+                    for (_, content) in try type.decodedExamples() {
+                        guard let (status, words) = content.rawSearchableWords(), status == MISSIVE_OK else { continue }
+                        for word in words where word.isEmpty || !isValidUTF8(word) {
+                            problems.append("\(type.objectName): word \(preview(word))")
+                        }
+                    }
+                }
+                return outcome(expected: "non-empty UTF-8 words", problems: problems)
+            }
+        },
+        ConformanceCheck(id: "media.valid", level: 3,
+                         summary: "Media types give a well-formed media reference: a location, a type/subtype MIME type, no negative size.",
+                         requires: ["examples.decode"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                let media = types.filter(\.isMedia)
+                guard !media.isEmpty else { return .skipped("no media types") }
+                var problems: [String] = []
+                for type in media {
+                    for (_, content) in try type.decodedExamples() {
+                        guard let reference = content.media else {
+                            problems.append("\(type.objectName): media gave no reference")
+                            continue
+                        }
+                        if let problem = reference.problem { problems.append("\(type.objectName): \(problem)") }
+                    }
+                }
+                return outcome(expected: "well-formed media references", problems: problems)
+            }
+        },
+        ConformanceCheck(id: "roundtrip.variations", level: 7,
+                         summary: "Equivalent spellings of each example (spacing, key order, escapes) decode and round-trip stably.",
+                         requires: ["roundtrip.examples"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                var generator = context.generator(for: "roundtrip.variations")
+                var problems: [String] = []
+                for type in types {
+                    for example in type.examples {
+                        for variation in JSONVariations.make(example, using: &generator) {
+                            switch type.decode(bytes: variation) {
+                            case .failure(let error): problems.append("\(type.objectName) \(preview(variation)): \(error.message)")
+                            case .success(let content):
+                                if let problem = roundTripProblem(type, content) { problems.append("\(type.objectName) \(preview(variation)): \(problem)") }
+                            }
+                        }
+                    }
+                }
+                return outcome(expected: "every variation to decode and round-trip", problems: problems)
+            }
+        },
+    ]
+
+    /// Why encode → decode → encode is not stable for a decoded message, or `nil`.
+    static func roundTripProblem(_ type: PluginType, _ content: PluginContent) -> String? {
+        let (status1, first) = content.rawEncode()
+        guard status1 == MISSIVE_OK else { return "encode returned status \(status1)" }
+        switch type.decode(bytes: first) {
+        case .failure(let error): return "its own encoding \(preview(first)) does not decode: \(error.message)"
+        case .success(let again):
+            let (status2, second) = again.rawEncode()
+            guard status2 == MISSIVE_OK else { return "the second encode returned status \(status2)" }
+            return first == second ? nil : "first encoding \(preview(first)), second \(preview(second))"
+        }
+    }
+
+    /// Why a digest is not acceptable, or `nil`.
+    static func digestProblem(status: Int32, bytes: [UInt8]) -> String? {
+        guard status == MISSIVE_OK else { return "digest returned status \(status)" }
+        guard let text = bytes.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else {
+            return "digest \(preview(bytes)) is not valid UTF-8"
+        }
+        if text.isEmpty { return "digest is empty" }
+        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
+            return "digest \(text.debugDescription) is not one line (it has a line break or control character)"
+        }
+        if text.count > maxDigestLength { return "digest has \(text.count) characters; at most \(maxDigestLength) are allowed" }
+        return nil
+    }
+}
+
+/// Equivalent JSON spellings of a document, for the variation checks.
+enum JSONVariations {
+    /// Up to three variations of `json`: extra spacing, keys of the top-level object in another order, and
+    /// ASCII letters in strings written as `\u00XX` escapes. Invalid JSON gives none.
+    static func make(_ json: [UInt8], using generator: inout SeededGenerator) -> [[UInt8]] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json), options: [.fragmentsAllowed]) else { return [] }
+        var variations: [[UInt8]] = []
+        if let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .fragmentsAllowed]) {
+            variations.append(Array(pretty))
+        }
+        if let dictionary = object as? [String: Any], dictionary.count > 1 {
+            var members = dictionary.keys.sorted().compactMap { key -> [UInt8]? in
+                guard let value = try? JSONSerialization.data(withJSONObject: dictionary[key]!, options: [.fragmentsAllowed]),
+                      let name = try? JSONSerialization.data(withJSONObject: key, options: [.fragmentsAllowed]) else { return nil }
+                return Array(name) + [UInt8(ascii: ":")] + Array(value)
+            }
+            members.reverse()
+            members.shuffle(using: &generator)
+            variations.append([UInt8(ascii: "{")] + Array(members.joined(separator: [UInt8(ascii: ",")])) + [UInt8(ascii: "}")])
+        }
+        variations.append(escapingLetters(json))
+        return variations
+    }
+
+    /// The document with every ASCII letter inside strings written as a `\u00XX` escape.
+    static func escapingLetters(_ json: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var inString = false, escaped = false
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in json {
+            if inString && !escaped && ((0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)) {
+                out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                continue
+            }
+            out.append(byte)
+            if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = inString } else if byte == UInt8(ascii: "\"") { inString.toggle() }
+        }
+        return out
+    }
+}

@@ -1,0 +1,53 @@
+import Missive
+
+/// Shared steps of the checks.
+extension CheckContext {
+    /// Runs `body` on the callable types, turning an early ``CheckFailure`` into its outcome.
+    func withTypes(_ body: ([PluginType]) throws(CheckFailure) -> CheckOutcome) -> CheckOutcome {
+        switch callableTypes() {
+        case .failure(let failure): return failure.outcome
+        case .success(let types):
+            do {
+                return try body(types)
+            } catch {
+                return error.outcome
+            }
+        }
+    }
+}
+
+extension PluginType {
+    /// Decodes bytes through the plugin.
+    func decode(bytes: [UInt8]) -> Result<PluginContent, MissiveError> {
+        bytes.withUnsafeBufferPointer { decode($0) }
+    }
+
+    /// Decodes every example, failing the check on the first that does not decode.
+    func decodedExamples() throws(CheckFailure) -> [(example: [UInt8], content: PluginContent)] {
+        var decoded: [(example: [UInt8], content: PluginContent)] = []
+        for (index, example) in examples.enumerated() {
+            switch decode(bytes: example) {
+            case .success(let content): decoded.append((example, content))
+            case .failure(let error):
+                throw CheckFailure(.failed(expected: "\(objectName) example \(index) to decode", seen: "error: \(error.message)"))
+            }
+        }
+        return decoded
+    }
+}
+
+/// A short, printable rendering of bytes for messages.
+func preview(_ bytes: [UInt8], limit: Int = 80) -> String {
+    let text = String(decoding: bytes.prefix(limit), as: UTF8.self).debugDescription
+    return bytes.count > limit ? "\(text)… (\(bytes.count) bytes)" : text
+}
+
+/// Whether bytes are valid UTF-8.
+func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) } != nil
+}
+
+/// `passed`, or `failed` listing the problems found.
+func outcome(expected: String, problems: [String]) -> CheckOutcome {
+    problems.isEmpty ? .passed : .failed(expected: expected, seen: problems.prefix(5).joined(separator: "; ") + (problems.count > 5 ? "; and \(problems.count - 5) more" : ""))
+}

@@ -1,0 +1,102 @@
+import CMissivePlugin
+import Foundation
+import Missive
+
+/// Levels 1–2: names, persistence and examples, as the descriptor declares them.
+enum DeclarationChecks {
+    static let all: [ConformanceCheck] = [
+        ConformanceCheck(id: "names.grammar", level: 1, summary: "Every objectName and businessID follows the name grammar.",
+                         requires: ["types.functions"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                let problems = types.flatMap { type in
+                    [NameGrammar.objectNameProblem(type.objectName)] + [type.businessID.flatMap(NameGrammar.businessIDProblem)]
+                }.compactMap { $0 }
+                return outcome(expected: "names that follow the grammar", problems: problems)
+            }
+        },
+        ConformanceCheck(id: "names.reserved", level: 1, summary: "No objectName or businessID uses a prefix reserved for Missive.",
+                         requires: ["types.functions"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                let problems = types.flatMap { type -> [String] in
+                    var found: [String] = []
+                    if NameGrammar.isReservedObjectName(type.objectName) { found.append("objectName '\(type.objectName)' uses 'MS:'") }
+                    if let id = type.businessID, NameGrammar.isReservedBusinessID(id) { found.append("businessID '\(id)' uses a reserved prefix") }
+                    return found
+                }
+                return outcome(expected: "no reserved prefixes", problems: problems)
+            }
+        },
+        ConformanceCheck(id: "names.unique", level: 1, summary: "No objectName or businessID appears twice in the plugin.",
+                         requires: ["types.functions"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                func duplicates(_ names: [String], _ kind: String) -> [String] {
+                    Dictionary(grouping: names, by: { $0 }).filter { $0.value.count > 1 }.sorted { $0.key < $1.key }.map { name, copies in
+                        "\(kind) '\(name)' appears \(copies.count) times"
+                    }
+                }
+                let problems = duplicates(types.map(\.objectName), "objectName") + duplicates(types.compactMap(\.businessID), "businessID")
+                return outcome(expected: "unique names", problems: problems)
+            }
+        },
+        ConformanceCheck(id: "names.clash", level: 2,
+                         summary: "No name clashes with the plugins in the --against folders (read from their metadata).",
+                         requires: ["metadata.present"]) { context in
+            guard !context.against.isEmpty else { return .skipped("no --against folders given") }
+            guard case .success(let metadata) = context.metadata else { return .skipped("no metadata") }
+            let own = URL(fileURLWithPath: context.path).resolvingSymlinksInPath().path
+            let others = PluginSearchPath(entries: context.against.map { .init(directory: $0, source: .explicit) }).candidateFiles().files
+            var problems: [String] = []
+            for file in others where URL(fileURLWithPath: file).resolvingSymlinksInPath().path != own {
+                guard let other = try? PluginMetadata.read(fromFile: file) else { continue }
+                for type in metadata.types {
+                    if other.types.contains(where: { $0.objectName == type.objectName }) {
+                        problems.append("objectName '\(type.objectName)' is also declared by \(file)")
+                    }
+                    if let id = type.businessID, other.types.contains(where: { $0.businessID == id }) {
+                        problems.append("businessID '\(id)' is also declared by \(file)")
+                    }
+                }
+            }
+            return outcome(expected: "no clashes with \(context.against.joined(separator: ", "))", problems: problems)
+        },
+        ConformanceCheck(id: "persistence.valid", level: 1, summary: "Every persistence flag is 0, 1, 3 or 16.",
+                         requires: ["types.functions"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                let problems = types.filter { Persistence(rawValue: $0.persistenceValue) == nil }.map {
+                    "\($0.objectName) has persistence \($0.persistenceValue)"
+                }
+                return outcome(expected: "persistence 0, 1, 3 or 16", problems: problems)
+            }
+        },
+        ConformanceCheck(id: "examples.present", level: 1, summary: "Every type ships at least one example content.",
+                         requires: ["types.functions"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                let problems = types.compactMap { type -> String? in
+                    if let problem = type.examplesProblem { return "\(type.objectName): \(problem)" }
+                    return type.examples.isEmpty ? "\(type.objectName) ships no example" : nil
+                }
+                return outcome(expected: "at least one example per type", problems: problems)
+            }
+        },
+        ConformanceCheck(id: "examples.decode", level: 1, summary: "Every example content decodes.", requires: ["examples.present"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                for type in types { _ = try type.decodedExamples() }
+                return .passed
+            }
+        },
+        ConformanceCheck(id: "persistence.status-no-push", level: 2, summary: "Status types give no push content.",
+                         requires: ["examples.decode"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                var problems: [String] = []
+                for type in types where type.persistenceValue == Persistence.status.rawValue {
+                    for (example, content) in try type.decodedExamples() {
+                        if let (status, bytes) = content.rawPushContent(), status == MISSIVE_OK {
+                            problems.append("\(type.objectName) gives push content \(preview(bytes)) for \(preview(example))")
+                        }
+                    }
+                }
+                return outcome(expected: "MISSIVE_ABSENT or no push_content for status types", problems: problems)
+            }
+        },
+    ]
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Missive
+
+/// Levels 4–5 and 9: decoding bad input returns an error and never crashes.
+enum GarbageChecks {
+    /// A check that every input `inputs` makes must be refused by every type.
+    private static func refuses(
+        _ id: String, level: Int, _ summary: String, inputs: @escaping @Sendable (PluginType, inout SeededGenerator) -> [[UInt8]]
+    ) -> ConformanceCheck {
+        ConformanceCheck(id: id, level: level, summary: summary, requires: ["types.functions"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                var generator = context.generator(for: id)
+                var problems: [String] = []
+                for type in types {
+                    for input in inputs(type, &generator) {
+                        if case .success = type.decode(bytes: input) {
+                            problems.append("\(type.objectName) accepted \(preview(input, limit: 48))")
+                        }
+                    }
+                }
+                return outcome(expected: "an error for every input", problems: problems)
+            }
+        }
+    }
+
+    static let all: [ConformanceCheck] = [
+        refuses("decode.empty", level: 4, "Empty input is refused.") { _, _ in [[]] },
+        refuses("decode.truncated", level: 4, "Every truncation of every example is refused.") { type, _ in
+            type.examples.flatMap { example in
+                example.count < 2 ? [] : Set([1, example.count / 2, example.count - 1]).sorted().map { Array(example.prefix($0)) }
+            }
+        },
+        refuses("decode.wrong-shape", level: 4, "JSON of the wrong shape (array, string, number, null, boolean) is refused.") { _, _ in
+            ["[]", "[{}]", "\"text\"", "42", "null", "true"].map { Array($0.utf8) }
+        },
+        refuses("decode.invalid-utf8", level: 4, "Content with invalid UTF-8 is refused.") { type, _ in
+            type.examples.filter { $0.first == UInt8(ascii: "{") && $0.count > 2 }.map { example in
+                Array("{\"".utf8) + [0xFF, 0xC3, 0x28] + Array("\":1,".utf8) + example.dropFirst()
+            } + [[0xC3, 0x28, 0xFF, 0xFE]]
+        },
+        refuses("decode.nul", level: 4, "Content with NUL bytes is refused.") { type, _ in
+            [[0], Array(repeating: 0, count: 64)] + type.examples.filter { $0.count > 2 }.map { example in
+                Array(example.prefix(example.count / 2)) + [0] + Array(example.dropFirst(example.count / 2))
+            }
+        },
+        refuses("decode.random", level: 5, "200 inputs of seeded random bytes are refused.") { _, generator in
+            (0..<200).map { _ in (0..<Int.random(in: 1...256, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        },
+        refuses("decode.deep", level: 5, "JSON nested 10,000 deep (arrays and objects) is refused.") { _, _ in
+            [Array((String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)).utf8),
+             Array((String(repeating: "{\"a\":", count: 10_000) + "1" + String(repeating: "}", count: 10_000)).utf8)]
+        },
+        refuses("decode.large", level: 5, "A 10 MB input (an array of numbers) is refused.") { _, _ in
+            var input = [UInt8](repeating: UInt8(ascii: ","), count: 10 << 20)
+            for index in stride(from: 1, to: input.count - 1, by: 2) { input[index] = UInt8(ascii: "1") }
+            input[0] = UInt8(ascii: "[")
+            input[input.count - 1] = UInt8(ascii: "]")
+            return [input]
+        },
+        ConformanceCheck(id: "decode.mutations", level: 9,
+                         summary: "2,000 seeded mutations of the examples never crash; what decodes encodes to valid JSON.",
+                         requires: ["examples.decode"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                var generator = context.generator(for: "decode.mutations")
+                var problems: [String] = []
+                for type in types where !type.examples.isEmpty {
+                    for _ in 0..<(2_000 / max(types.count, 1)) {
+                        var input = type.examples.randomElement(using: &generator)!
+                        mutate(&input, using: &generator)
+                        if case .success(let content) = type.decode(bytes: input) {
+                            let (status, bytes) = content.rawEncode()
+                            if status == 0, (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) == nil {
+                                problems.append("\(type.objectName) decoded \(preview(input, limit: 48)) and encoded it as \(preview(bytes, limit: 48))")
+                            }
+                        }
+                    }
+                }
+                return outcome(expected: "valid JSON from every accepted mutation", problems: problems)
+            }
+        },
+    ]
+
+    /// Flips, inserts or deletes a few bytes.
+    static func mutate(_ bytes: inout [UInt8], using generator: inout SeededGenerator) {
+        let interesting: [UInt8] = Array("{}[]\",:\\0123456789-.eE tfnu".utf8) + [0, 0x80, 0xFF, 0xC3]
+        for _ in 0..<Int.random(in: 1...4, using: &generator) {
+            let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &generator)
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0 where !bytes.isEmpty: bytes[position] = interesting.randomElement(using: &generator)!
+            case 1: bytes.insert(interesting.randomElement(using: &generator)!, at: position)
+            default: if !bytes.isEmpty { bytes.remove(at: position) }
+            }
+        }
+    }
+}

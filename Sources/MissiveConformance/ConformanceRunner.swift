@@ -1,0 +1,232 @@
+import Foundation
+import Missive
+
+/// How a conformance run is set up.
+public struct ConformanceOptions: Sendable {
+    /// Where checks run.
+    public enum Isolation: Sendable, Hashable {
+        /// Each check in a fresh child process: `executable` with `check --child-check ID ...`. A crash,
+        /// `exit`, hang or memory flood of the plugin is reported, and the run goes on.
+        case childProcess(executable: String)
+        /// Everything in this process, for debugging: a crash ends the run, and timeouts are not enforced.
+        case inProcess
+    }
+
+    /// Checks at or below this level run (1–10).
+    public var strictness = 5
+    /// Only checks whose id matches this regular expression run.
+    public var include: String?
+    /// Checks whose id matches this regular expression do not run.
+    public var exclude: String?
+    /// Seconds a check may take before its process is killed.
+    public var timeout: Double = 30
+    /// The seed of every pseudo-random input.
+    public var seed: UInt64 = 0
+    /// Folders of plugins to check names against.
+    public var against: [String] = []
+    /// Checks known to fail.
+    public var expectedFailures = ExpectedFailures()
+    /// Where checks run.
+    public var isolation = Isolation.inProcess
+
+    /// The default options.
+    public init() {}
+
+    /// The checks these options select, in run order.
+    public func selectedChecks() throws(ConformanceError) -> [ConformanceCheck] {
+        func compile(_ pattern: String?, _ option: String) throws(ConformanceError) -> NSRegularExpression? {
+            guard let pattern else { return nil }
+            do {
+                return try NSRegularExpression(pattern: pattern)
+            } catch {
+                throw ConformanceError("\(option) '\(pattern)' is not a valid regular expression")
+            }
+        }
+        guard (1...10).contains(strictness) else { throw ConformanceError("strictness must be from 1 to 10, not \(strictness)") }
+        let includes = try compile(include, "--include"), excludes = try compile(exclude, "--exclude")
+        func matches(_ regex: NSRegularExpression, _ id: String) -> Bool {
+            regex.firstMatch(in: id, range: NSRange(id.startIndex..., in: id)) != nil
+        }
+        return ConformanceCatalog.checks.filter { check in
+            check.level <= strictness && includes.map { matches($0, check.id) } ?? true && !(excludes.map { matches($0, check.id) } ?? false)
+        }
+    }
+}
+
+/// The results for one plugin file.
+public struct PluginReport: Sendable {
+    /// The plugin file.
+    public let path: String
+    /// The plugin's name, version and vendor from its metadata, when readable.
+    public let name: String?, version: String?, vendor: String?
+    /// One result per check that was selected, in run order.
+    public let results: [CheckResult]
+
+    /// Whether every result is acceptable: no failure, crash or timeout that is not expected.
+    public var passed: Bool { !results.contains { $0.outcome.isFailure && !$0.isExpectedFailure } }
+}
+
+/// The results of a run.
+public struct ConformanceReport: Sendable {
+    /// The options the run used.
+    public let strictness: Int
+    /// The seed of the run, to reproduce it.
+    public let seed: UInt64
+    /// One report per plugin file, in the order given.
+    public let plugins: [PluginReport]
+
+    /// Whether the run passed.
+    public var passed: Bool { plugins.allSatisfy(\.passed) }
+
+    /// How many results ended each way, by outcome name, plus `expected-failure`.
+    public var counts: [String: Int] {
+        var counts: [String: Int] = [:]
+        for result in plugins.flatMap(\.results) {
+            counts[result.isExpectedFailure ? "expected-failure" : result.outcome.name, default: 0] += 1
+        }
+        return counts
+    }
+}
+
+/// Runs the conformance checks on plugin files.
+public struct ConformanceRunner: Sendable {
+    /// The options.
+    public let options: ConformanceOptions
+
+    /// A runner with these options.
+    public init(options: ConformanceOptions) {
+        self.options = options
+    }
+
+    /// Runs the selected checks on every file; `progress` is told of each result as it comes.
+    public func run(files: [String], progress: (String, CheckResult) -> Void = { _, _ in }) throws(ConformanceError) -> ConformanceReport {
+        let checks = try options.selectedChecks()
+        let plugins = files.map { file in runPlugin(file, checks: checks) { progress(file, $0) } }
+        return ConformanceReport(strictness: options.strictness, seed: options.seed, plugins: plugins)
+    }
+
+    private func runPlugin(_ path: String, checks: [ConformanceCheck], progress: (CheckResult) -> Void) -> PluginReport {
+        let metadata = try? PluginMetadata.read(fromFile: path)
+        let context = CheckContext(path: path, seed: options.seed, against: options.against)
+        let fileName = URL(fileURLWithPath: path).lastPathComponent
+        var outcomes: [String: CheckOutcome] = [:]
+        var results: [CheckResult] = []
+        for check in checks {
+            let start = ContinuousClock.now
+            var outcome: CheckOutcome
+            if let blocker = blockingRequirement(of: check, outcomes) {
+                outcome = .skipped(blocker)
+            } else {
+                switch options.isolation {
+                case .inProcess: outcome = check.body(context)
+                case .childProcess(let executable): outcome = runIsolated(check, path: path, executable: executable)
+                }
+            }
+            outcomes[check.id] = outcome
+            let elapsed = ContinuousClock.now - start
+            var result = CheckResult(
+                id: check.id, level: check.level, outcome: outcome,
+                duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            if options.expectedFailures.lists(check.id, pluginName: metadata?.name, fileName: fileName) {
+                if outcome.isFailure {
+                    result.isExpectedFailure = true
+                } else if outcome == .passed || { if case .warning = outcome { return true } else { return false } }() {
+                    result.outcome = .failed(
+                        expected: "a failure, as the expected-failures list says",
+                        seen: "it passed; remove '\(check.id)' from the list so that it stays true")
+                }
+            }
+            progress(result)
+            results.append(result)
+        }
+        return PluginReport(path: path, name: metadata?.name, version: metadata?.version, vendor: metadata?.vendor, results: results)
+    }
+
+    /// Why a check cannot be meaningful: a requirement failed or was skipped. Crashes and timeouts of a
+    /// requirement do not skip a check; it runs in a fresh process of its own.
+    private func blockingRequirement(of check: ConformanceCheck, _ outcomes: [String: CheckOutcome]) -> String? {
+        for requirement in check.requires {
+            switch outcomes[requirement] {
+            case .failed?: return "requires \(requirement), which failed"
+            case .skipped?: return "requires \(requirement), which was skipped"
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    // MARK: Isolation
+
+    /// The line a child process prints before its result.
+    static let resultMarker = "MISSIVE-CHECK-RESULT "
+
+    private func runIsolated(_ check: ConformanceCheck, path: String, executable: String) -> CheckOutcome {
+        var arguments = ["check", "--child-check", check.id, "--seed", String(options.seed)]
+        for folder in options.against { arguments += ["--against", folder] }
+        arguments.append(path)
+        let run: ChildProcess.Result
+        do {
+            run = try ChildProcess.run(executable: executable, arguments: arguments, timeout: options.timeout)
+        } catch {
+            return .crashed("could not start \(executable): \(error)")
+        }
+        switch run.termination {
+        case .timedOut: return .timedOut(seconds: options.timeout)
+        case .signal(let number):
+            return .crashed("killed by \(ChildProcess.signalName(number)) while running \(check.id)" + run.lastErrorLine.map { ": \($0)" }.orEmpty)
+        case .exit(let code):
+            let stdout = String(decoding: run.stdout, as: UTF8.self)
+            guard let line = stdout.split(separator: "\n").last(where: { $0.hasPrefix(Self.resultMarker) }),
+                  let outcome = Self.decodeOutcome(line.dropFirst(Self.resultMarker.count))
+            else {
+                return .crashed("exited with code \(code) without a result while running \(check.id)" + run.lastErrorLine.map { ": \($0)" }.orEmpty)
+            }
+            return outcome
+        }
+    }
+
+    /// Runs one check in this process, as the child of an isolated run, and returns the line to print.
+    ///
+    /// The process's address space is first limited to `MISSIVE_CHECK_MEMORY_LIMIT_MB` megabytes (4096 by
+    /// default; 0 for no limit), so that a plugin that floods memory fails instead of exhausting the machine.
+    public static func runChild(checkID: String, path: String, seed: UInt64, against: [String]) -> String {
+        ChildProcess.limitAddressSpace()
+        let outcome: CheckOutcome
+        if let check = ConformanceCatalog.check(checkID) {
+            outcome = check.body(CheckContext(path: path, seed: seed, against: against))
+        } else {
+            outcome = .skipped("no check has the id \(checkID)")
+        }
+        return resultMarker + encodeOutcome(outcome)
+    }
+
+    static func encodeOutcome(_ outcome: CheckOutcome) -> String {
+        var fields: [String: String] = ["outcome": outcome.name]
+        switch outcome {
+        case .failed(let expected, let seen):
+            fields["expected"] = expected
+            fields["seen"] = seen
+        case .passed: break
+        default: fields["detail"] = outcome.detail
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func decodeOutcome(_ text: Substring) -> CheckOutcome? {
+        guard let fields = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String] else { return nil }
+        let detail = fields["detail"] ?? ""
+        switch fields["outcome"] {
+        case "passed": return .passed
+        case "failed": return .failed(expected: fields["expected"] ?? "", seen: fields["seen"] ?? "")
+        case "skipped": return .skipped(detail)
+        case "warning": return .warning(detail)
+        case "crashed": return .crashed(detail)
+        default: return nil
+        }
+    }
+}
+
+extension Optional<String> {
+    fileprivate var orEmpty: String { self ?? "" }
+}

@@ -1,0 +1,67 @@
+/// A readable report, one section per plugin.
+public enum TextReport {
+    /// The label of an outcome in the text report.
+    static func label(_ result: CheckResult) -> String {
+        if result.isExpectedFailure { return "XFAIL" }
+        switch result.outcome {
+        case .passed: return "PASS"
+        case .failed: return "FAIL"
+        case .crashed: return "CRASH"
+        case .timedOut: return "TIMEOUT"
+        case .skipped: return "SKIP"
+        case .warning: return "WARN"
+        }
+    }
+
+    /// One line for a result, as printed while the run goes.
+    public static func line(_ result: CheckResult) -> String {
+        let head = "  \(label(result).padded(to: 8))\(result.id.padded(to: 28))"
+        let detail = result.outcome.detail
+        return detail.isEmpty ? head.trimmedRight : head + detail
+    }
+
+    /// The heading of a plugin's section.
+    public static func heading(_ plugin: PluginReport) -> String {
+        let identity = plugin.name.map { " (\($0) \(plugin.version ?? "?") by \(plugin.vendor ?? "?"))" } ?? ""
+        return "== \(plugin.path)\(identity)"
+    }
+
+    /// The whole report.
+    public static func render(_ report: ConformanceReport) -> String {
+        var lines = ["Missive conformance: strictness \(report.strictness), seed \(report.seed)"]
+        for plugin in report.plugins {
+            lines.append("")
+            lines.append(heading(plugin))
+            lines += plugin.results.map(line)
+            lines.append("  " + summary(plugin.results) + (plugin.passed ? "" : "  -> FAILED"))
+        }
+        lines.append("")
+        lines.append(summaryLine(report))
+        return lines.joined(separator: "\n")
+    }
+
+    /// `N passed, N failed` over every plugin, as CI log readers expect.
+    public static func summaryLine(_ report: ConformanceReport) -> String {
+        let verdict = report.passed ? "PASSED" : "FAILED"
+        return "\(verdict): \(report.plugins.count) plugin(s); " + summary(report.plugins.flatMap(\.results))
+    }
+
+    private static func summary(_ results: [CheckResult]) -> String {
+        let order = ["passed", "failed", "crashed", "timed-out", "skipped", "warning", "expected-failure"]
+        var counts: [String: Int] = [:]
+        for result in results { counts[result.isExpectedFailure ? "expected-failure" : result.outcome.name, default: 0] += 1 }
+        return order.map { "\(counts[$0, default: 0]) \($0)" }.joined(separator: ", ")
+    }
+}
+
+extension String {
+    fileprivate func padded(to width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+
+    fileprivate var trimmedRight: String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}
