@@ -26,6 +26,8 @@ let package = Package(
         // For plugin authors: link it statically into a `.dynamic` product.
         .library(name: "MissivePluginKit", targets: ["MissivePluginKit"]),
         .executable(name: "missive", targets: ["missive"]),
+        // `swift package missive-check`: validate a package's plugin products.
+        .plugin(name: "MissiveCheckPlugin", targets: ["MissiveCheckPlugin"]),
 
         // Sample message-type plugins.
         .library(name: "DemoMessages", type: .dynamic, targets: ["DemoMessages"]),
@@ -75,6 +77,14 @@ let package = Package(
             name: "missive",
             dependencies: ["Missive", "MissiveConformance", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSwift
+        ),
+
+        // The command plugin: builds the dynamic library products and runs `missive check` on them.
+        .plugin(
+            name: "MissiveCheckPlugin",
+            capability: .command(
+                intent: .custom(verb: "missive-check", description: "Run the Missive conformance suite on this package's plugin products.")),
+            dependencies: ["missive"]
         ),
 
         // Sample plugins.

@@ -4,36 +4,12 @@ import Testing
 
 /// The `missive` executable, run as a user runs it; its JSON output is parsed as a script would.
 @Suite struct CLITests {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func missive(_ arguments: String..., input: String? = nil) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Fixtures.buildDirectory + "/missive")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != PluginSearchPath.environmentVariable }
-        let out = Pipe(), err = Pipe(), inPipe = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = inPipe
-        try process.run()
-        if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
-        try inPipe.fileHandleForWriting.close()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
-    }
-
     static func object(_ text: some StringProtocol) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
     @Test func listShowsBuiltInsAndEverySampleTypeAsJSON() throws {
-        let run = try Self.missive("list", "--format", "json")
+        let run = try Fixtures.missive("list", "--format", "json")
         #expect(run.status == 0)
         let json = try Self.object(run.stdout)
         #expect(json["schemaVersion"] as? Int == 1)
@@ -65,7 +41,7 @@ import Testing
 
     @Test func decodeShowsKnownAndUnknownMessagesWithNothingLost() throws {
         let path = Fixtures.repositoryRoot + "/SampleData/conversation.jsonl"
-        let run = try Self.missive("decode", path, "--format", "json")
+        let run = try Fixtures.missive("decode", path, "--format", "json")
         #expect(run.status == 0, "\(run.stderr)")
         let records = try run.stdout.split(separator: "\n").map(Self.object)
         let lines = try Fixtures.conversationLines()
@@ -96,7 +72,7 @@ import Testing
     @Test func decodeReportsMalformedLinesByNumberAndGoesOn() throws {
         let good = #"{"id":"ok","conversationID":"c","senderID":"s","sentAt":1,"objectName":"MS:Text","content":{"content":"hi"}}"#
         let input = [good, "{not json", "", #"{"id":"x"}"#, good].joined(separator: "\n")
-        let run = try Self.missive("decode", "-", "--format", "json", input: input)
+        let run = try Fixtures.missive("decode", "-", "--format", "json", input: input)
         #expect(run.status == 1)
         let records = try run.stdout.split(separator: "\n").map(Self.object)
         #expect(records.map { $0["line"] as? Int } == [1, 2, 4, 5])
@@ -107,7 +83,7 @@ import Testing
     }
 
     @Test func inspectReadsMetadataAndRefusesNonPlugins() throws {
-        let run = try Self.missive("inspect", Fixtures.library("DemoMedia"), "--format", "json")
+        let run = try Fixtures.missive("inspect", Fixtures.library("DemoMedia"), "--format", "json")
         #expect(run.status == 0)
         let json = try Self.object(run.stdout)
         #expect(json["name"] as? String == "DemoMedia")
@@ -116,7 +92,7 @@ import Testing
         #expect(types.map { $0["objectName"] as? String } == ["demo:sticker"])
         #expect(types.first?["media"] as? Bool == true)
 
-        let notPlugin = try Self.missive("inspect", Fixtures.repositoryRoot + "/Package.swift")
+        let notPlugin = try Fixtures.missive("inspect", Fixtures.repositoryRoot + "/Package.swift")
         #expect(notPlugin.status == 1)
         #expect(notPlugin.stderr.contains("Package.swift: [not-a-plugin] not an ELF shared object"))
         #expect(notPlugin.stdout.isEmpty)

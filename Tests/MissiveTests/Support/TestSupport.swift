@@ -58,6 +58,38 @@ enum Fixtures {
         return result.registry
     }
 
+    /// What a run of the `missive` executable did.
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs the built `missive` executable, as a user would, without `MISSIVE_PLUGIN_PATH`.
+    static func missive(_ arguments: String..., input: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
+        try missive(arguments, input: input, environment: extra)
+    }
+
+    /// Runs the built `missive` executable with an array of arguments.
+    static func missive(_ arguments: [String], input: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: buildDirectory + "/missive")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != PluginSearchPath.environmentVariable }
+            .merging(extra) { _, new in new }
+        let out = Pipe(), err = Pipe(), inPipe = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = inPipe
+        try process.run()
+        if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
+        try inPipe.fileHandleForWriting.close()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
     /// An envelope around `content`.
     static func envelope(
         _ objectName: String, _ content: String, persistence: Persistence? = nil, fallbackText: String? = nil

@@ -1,0 +1,204 @@
+import Foundation
+import Missive
+import Testing
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// `missive check`, run as users run it: every check in a child process of the real executable, on the
+/// real samples and the deliberately broken fixtures.
+@Suite struct ConformanceTests {
+    /// The JSON report's results, by plugin file name and check id.
+    struct Report {
+        let json: [String: Any]
+        let results: [String: [String: [String: Any]]]
+
+        init(_ text: String) throws {
+            json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            var results: [String: [String: [String: Any]]] = [:]
+            for plugin in json["plugins"] as? [[String: Any]] ?? [] {
+                let file = URL(fileURLWithPath: plugin["file"] as! String).lastPathComponent
+                for result in plugin["results"] as? [[String: Any]] ?? [] { results[file, default: [:]][result["id"] as! String] = result }
+            }
+            self.results = results
+        }
+
+        func outcome(_ file: String, _ id: String) -> String? { results[file]?[id]?["outcome"] as? String }
+    }
+
+    static let allCheckIDs: [String] = {
+        let run = try! Fixtures.missive("check", "--list", "--format", "json")
+        let list = try! JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
+        return (list["checks"] as! [[String: Any]]).map { $0["id"] as! String }
+    }()
+
+    @Test func theSamplesPassAtStrictness10() throws {
+        let files = Fixtures.samplePlugins.map(Fixtures.library)
+        let run = try Fixtures.missive(["check", "--strictness", "10", "--format", "json", "--seed", "7"] + files)
+        #expect(run.status == 0, "\(run.stdout)")
+        let report = try Report(run.stdout)
+        #expect(report.json["passed"] as? Bool == true)
+        #expect(report.json["seed"] as? String == "7")
+        for file in files.map({ URL(fileURLWithPath: $0).lastPathComponent }) {
+            let outcomes = report.results[file] ?? [:]
+            #expect(Set(outcomes.keys) == Set(Self.allCheckIDs), "every check ran on \(file)")
+            for (id, result) in outcomes {
+                let outcome = result["outcome"] as? String
+                #expect(["passed", "skipped", "warning"].contains(outcome), "\(file) \(id): \(result)")
+            }
+            #expect(report.outcome(file, "memory.release") == "passed")
+            #expect(report.outcome(file, "threads.consistent") == "passed")
+            #expect(report.outcome(file, "decode.large") == "passed")
+        }
+        #expect(report.outcome("libDemoMedia.so", "media.valid") == "passed")
+    }
+
+    @Test(arguments: [
+        ("WrongABI", "abi.version", "failed", [String]()),
+        ("NoEntry", "load.entry", "failed", []),
+        ("UnresolvedSymbol", "load.dlopen", "failed", []),
+        ("DuplicateNames", "names.unique", "failed", []),
+        ("ReservedPrefix", "names.reserved", "failed", []),
+        ("MetadataMismatch", "metadata.agrees", "failed", []),
+        ("UnknownPersistence", "persistence.valid", "failed", []),
+        ("StatusPush", "persistence.status-no-push", "failed", []),
+        ("NoRoundTrip", "roundtrip.examples", "failed", []),
+        ("DigestNewline", "digest.valid", "failed", []),
+        ("DigestInvalidUTF8", "digest.valid", "failed", []),
+        ("LeakyRelease", "memory.release", "failed", ["--strictness", "6"]),
+        ("CrashInDecode", "examples.decode", "crashed", []),
+        ("HangInDecode", "examples.decode", "timed-out", ["--timeout", "1", "--include", "^(load|abi|types|examples)"]),
+        ("AbortOnLoad", "load.entry", "crashed", []),
+    ])
+    func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, check: String, outcome: String, options: [String]) throws {
+        let file = "libBroken\(fixture).so"
+        let run = try Fixtures.missive(
+            ["check", "--format", "json", "--seed", "1"] + options + [Fixtures.library("Broken\(fixture)"), Fixtures.library("CRating")],
+            environment: ["MISSIVE_FIXTURE_ABORT_ON_LOAD": "1"])
+        #expect(run.status == 1)
+        let report = try Report(run.stdout)
+        #expect(report.outcome(file, check) == outcome, "\(report.results[file]?[check] ?? [:])")
+        if outcome == "crashed" {
+            let detail = report.results[file]?[check]?["detail"] as? String ?? ""
+            #expect(detail.contains(check == "load.entry" ? "SIGABRT" : "SIGSEGV"), "\(detail)")
+        }
+        // The checker survived and went on: the file-level checks ran, and the next plugin passed.
+        #expect(report.outcome(file, "load.elf") == "passed")
+        #expect(report.results["libCRating.so"]?.values.allSatisfy { ["passed", "skipped"].contains($0["outcome"] as? String) } == true)
+    }
+
+    @Test func expectedFailuresAreReportedAndCannotGoStale() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let list = directory + "/expected.txt"
+        let fixture = Fixtures.library("BrokenDuplicateNames")
+        try "# known problems\nnames.unique BrokenDuplicateNames\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let listed = try Fixtures.missive("check", "--expected-failures", list, "--include", "^names", "--format", "json", fixture)
+        #expect(listed.status == 0, "\(listed.stdout)")
+        let result = try Report(listed.stdout).results["libBrokenDuplicateNames.so"]?["names.unique"]
+        #expect(result?["outcome"] as? String == "failed")
+        #expect(result?["expectedFailure"] as? Bool == true)
+
+        try "names.grammar libBrokenDuplicateNames.so\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let stale = try Fixtures.missive("check", "--expected-failures", list, "--include", "^names.grammar$", "--format", "json", fixture)
+        #expect(stale.status == 1)
+        let staleResult = try Report(stale.stdout).results["libBrokenDuplicateNames.so"]?["names.grammar"]
+        #expect((staleResult?["seen"] as? String)?.contains("remove 'names.grammar'") == true)
+
+        try "names.typo\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let typo = try Fixtures.missive("check", "--expected-failures", list, fixture)
+        #expect(typo.status == 2)
+        #expect(typo.stderr.contains("no check has the id 'names.typo'"))
+    }
+
+    @Test func junitOutputIsValidXMLWithOneCasePerCheck() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let output = directory + "/report.xml"
+        let run = try Fixtures.missive(
+            "check", "--format", "junit", "--output", output, "--timeout", "5",
+            Fixtures.library("CRating"), Fixtures.library("BrokenNoRoundTrip"), Fixtures.library("BrokenCrashInDecode"))
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("report written to \(output)"))
+
+        let collector = JUnitCollector()
+        let parser = try #require(XMLParser(contentsOf: URL(fileURLWithPath: output)))
+        parser.delegate = collector
+        #expect(parser.parse(), "\(String(describing: parser.parserError))")
+        #expect(collector.suites.map(\.name) == ["CRating", "BrokenNoRoundTrip", "BrokenCrashInDecode"])
+        for suite in collector.suites {
+            #expect(suite.cases.count == Int(suite.attributes["tests"] ?? ""))
+            #expect(suite.cases.filter { $0.element == "failure" }.count == Int(suite.attributes["failures"] ?? ""))
+            #expect(suite.cases.filter { $0.element == "error" }.count == Int(suite.attributes["errors"] ?? ""))
+        }
+        let drift = try #require(collector.suites.first { $0.name == "BrokenNoRoundTrip" })
+        #expect(drift.cases.first { $0.name == "roundtrip.examples" }?.element == "failure")
+        let crash = try #require(collector.suites.first { $0.name == "BrokenCrashInDecode" })
+        #expect(crash.cases.first { $0.name == "examples.decode" }?.element == "error")
+        #expect(collector.suites[0].cases.allSatisfy { $0.element == nil || $0.element == "skipped" })
+    }
+
+    @Test func listGivesEveryCheckWithALevel() throws {
+        let run = try Fixtures.missive("check", "--list", "--format", "json")
+        #expect(run.status == 0)
+        let checks = try #require((try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])?["checks"] as? [[String: Any]])
+        let ids = checks.map { $0["id"] as! String }
+        #expect(Set(ids).count == ids.count)
+        #expect(checks.allSatisfy { (1...10).contains($0["level"] as? Int ?? 0) && !($0["summary"] as? String ?? "").isEmpty })
+        for required in ["abi.version", "names.grammar", "decode.random", "decode.deep", "decode.large", "memory.release", "threads.consistent", "speed.decode"] {
+            #expect(ids.contains(required))
+        }
+        // Requirements come before the checks that need them.
+        for (index, check) in checks.enumerated() {
+            for requirement in check["requires"] as? [String] ?? [] {
+                #expect(ids.firstIndex(of: requirement).map { $0 < index } == true, "\(check["id"]!) requires \(requirement)")
+            }
+        }
+    }
+
+    @Test func usageErrorsExitWith2() throws {
+        #expect(try Fixtures.missive("check", "--strictness", "11", Fixtures.library("CRating")).status == 2)
+        #expect(try Fixtures.missive("check", "/no/such/plugin.so").status == 2)
+        #expect(try Fixtures.missive("check", "--include", "([", Fixtures.library("CRating")).status == 2)
+        #expect(try Fixtures.missive("check").status == 2)
+    }
+
+    @Test func clashesWithOtherFoldersNameBothFiles() throws {
+        let other = try Fixtures.stage(["CRating"], renamed: ["CRating": "libOtherRating.so"])
+        let run = try Fixtures.missive("check", "--include", "^names.clash$", "--against", other, "--format", "json", Fixtures.library("CRating"))
+        #expect(run.status == 1)
+        let seen = try Report(run.stdout).results["libCRating.so"]?["names.clash"]?["seen"] as? String ?? ""
+        #expect(seen.contains("objectName 'demo:rating' is also declared by \(other)/libOtherRating.so"), "\(seen)")
+        #expect(seen.contains("businessID 'evaluation'"))
+    }
+
+    @Test func inProcessModeRunsTheSameChecks() throws {
+        let run = try Fixtures.missive("check", "--in-process", "--strictness", "6", "--format", "json", Fixtures.library("DemoMessages"))
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(try Report(run.stdout).outcome("libDemoMessages.so", "memory.release") == "passed")
+    }
+}
+
+/// Collects `<testsuite>` and `<testcase>` elements with what each test case contains.
+final class JUnitCollector: NSObject, XMLParserDelegate {
+    struct TestCase {
+        var name: String
+        var element: String?
+    }
+
+    struct Suite {
+        var name: String
+        var attributes: [String: String]
+        var cases: [TestCase] = []
+    }
+
+    var suites: [Suite] = []
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
+        switch name {
+        case "testsuite": suites.append(Suite(name: attributes["name"] ?? "", attributes: attributes))
+        case "testcase": suites[suites.count - 1].cases.append(TestCase(name: attributes["name"] ?? ""))
+        case "failure", "error", "skipped":
+            suites[suites.count - 1].cases[suites[suites.count - 1].cases.count - 1].element = name
+        default: break
+        }
+    }
+}
