@@ -14,7 +14,8 @@ let strictSwift: [SwiftSetting] = [
 let brokenPlugins = [
     "WrongABI", "NoEntry", "UnresolvedSymbol", "DuplicateNames", "ReservedPrefix", "MetadataMismatch",
     "CrashInDecode", "HangInDecode", "AbortOnLoad", "NoRoundTrip", "DigestNewline", "DigestInvalidUTF8",
-    "LeakyRelease", "UnknownPersistence", "StatusPush",
+    "LeakyRelease", "UnknownPersistence", "StatusPush", "AcceptsGarbage", "BadOutputs", "ExitInDecode", "FloodInDecode",
+    "ForkInDecode",
 ]
 
 let package = Package(

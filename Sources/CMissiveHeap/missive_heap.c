@@ -5,7 +5,15 @@
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 #include <malloc.h>
 
-size_t missive_heap_in_use(void) { return mallinfo2().uordblks; }
+/* Small blocks (uordblks) plus the large ones glibc maps separately (hblkhd, from 128 KiB by default). */
+size_t missive_heap_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}
+
+int missive_heap_supported(void) { return 1; }
 #else
 size_t missive_heap_in_use(void) { return 0; }
+
+int missive_heap_supported(void) { return 0; }
 #endif

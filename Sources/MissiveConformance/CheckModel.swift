@@ -89,16 +89,19 @@ public final class CheckContext: @unchecked Sendable {
     public let seed: UInt64
     /// Folders of other plugins to check names against (`--against`).
     public let against: [String]
+    /// Whether the check runs in a process of its own, where nothing was loaded before it.
+    public let freshProcess: Bool
 
     private let lock = NSLock()
     private var cachedMetadata: Result<PluginMetadata, MissiveError>?
     private var cachedProbe: Result<PluginProbe, MissiveError>?
 
     /// Creates the context for one plugin.
-    public init(path: String, seed: UInt64, against: [String]) {
+    public init(path: String, seed: UInt64, against: [String], freshProcess: Bool = false) {
         self.path = path
         self.seed = seed
         self.against = against
+        self.freshProcess = freshProcess
     }
 
     /// The metadata, read from the file without running it.

@@ -4,7 +4,12 @@ import Foundation
 import Glibc
 #endif
 
-/// Runs a child process with a time limit and collects its output.
+/// Runs a child process with a time limit, keeping the end of its output for crash reports.
+///
+/// The child reports its result through a file, not its output, so a plugin that prints (or prints
+/// without a newline) cannot corrupt it, and a plugin that floods its output costs the parent only the last
+/// few kilobytes. The child starts in a process group of its own, so that a timeout, or the end of the
+/// check, also kills whatever processes the plugin started.
 enum ChildProcess {
     /// How a child ended.
     enum Termination: Sendable, Hashable {
@@ -16,48 +21,85 @@ enum ChildProcess {
     /// What a child did.
     struct Result: Sendable {
         var termination: Termination
-        var stdout: Data
-        var stderr: Data
+        /// The end of what the child wrote to its standard output and error.
+        var outputTail: Data
 
-        /// The last non-empty line of standard error, shortened, for crash reports.
-        var lastErrorLine: String? {
-            let line = String(decoding: stderr, as: UTF8.self).split(separator: "\n").last { !$0.allSatisfy(\.isWhitespace) }
+        /// The last non-empty line of output, shortened, for crash reports.
+        var lastOutputLine: String? {
+            let line = String(decoding: outputTail, as: UTF8.self).split(whereSeparator: \.isNewline).last { !$0.allSatisfy(\.isWhitespace) }
             return line.map { String($0.prefix(200)) }
         }
     }
 
-    /// Runs `executable` and waits at most `timeout` seconds before killing it with `SIGKILL`.
+    /// How much of the child's output is kept.
+    static let outputTailSize = 4096
+
+    /// Runs `executable` in a new process group, waits at most `timeout` seconds, then kills the group with
+    /// `SIGKILL`. The group is killed after a normal exit too, so nothing the plugin started outlives its
+    /// check. Exit is detected with `waitpid`, not by the output closing, which a forked grandchild could
+    /// hold open.
     static func run(executable: String, arguments: [String], timeout: Double) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else { throw ChildProcessError("pipe failed: errno \(errno)") }
+        let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
+        defer { close(readEnd) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
+        posix_spawn_file_actions_addclose(&actions, readEnd)
+        posix_spawn_file_actions_addclose(&actions, writeEnd)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+
         // The Swift runtime's backtracer would spend time on every crash and bury the plugin's last words.
-        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { _, new in new }
-        process.standardInput = FileHandle.nullDevice
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
-        try process.run()
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
 
-        // Drain both pipes while the child runs, so that a chatty plugin cannot block on a full pipe.
-        let outputs = Outputs()
-        let readers = DispatchGroup()
-        DispatchQueue.global().async(group: readers) { outputs.setStdout(out.fileHandleForReading.readDataToEndOfFile()) }
-        DispatchQueue.global().async(group: readers) { outputs.setStderr(err.fileHandleForReading.readDataToEndOfFile()) }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        close(writeEnd)
+        guard spawned == 0 else { throw ChildProcessError("cannot start \(executable): errno \(spawned)") }
 
-        var timedOut = false
-        if finished.wait(timeout: .now() + timeout) == .timedOut {
-            timedOut = true
-            kill(process.processIdentifier, SIGKILL)
-            finished.wait()
+        let tail = Tail(limit: outputTailSize)
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        var status: Int32 = 0
+        var termination: Termination?
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while termination == nil {
+            // Read what output there is, for at most 10 ms, so that a full pipe never blocks the child.
+            var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 10) > 0, poller.revents & Int16(POLLIN) != 0 {
+                let count = read(readEnd, &buffer, buffer.count)
+                if count > 0 { tail.append(Data(buffer[0..<count])) }
+            }
+            if waitpid(pid, &status, WNOHANG) == pid {
+                termination = exitStatus(status).map(Termination.signal) ?? .exit((status >> 8) & 0xFF)
+            } else if ContinuousClock.now >= deadline {
+                kill(-pid, SIGKILL)
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                termination = .timedOut
+            }
         }
-        readers.wait()
-        let termination: Termination =
-            timedOut ? .timedOut
-            : process.terminationReason == .uncaughtSignal ? .signal(process.terminationStatus) : .exit(process.terminationStatus)
-        return Result(termination: termination, stdout: outputs.stdout, stderr: outputs.stderr)
+        kill(-pid, SIGKILL)
+        return Result(termination: termination!, outputTail: tail.data)
+    }
+
+    /// The signal that ended a process, from its `waitpid` status, or `nil` when it exited.
+    private static func exitStatus(_ status: Int32) -> Int32? {
+        let signal = status & 0x7F
+        return signal != 0 && signal != 0x7F ? signal : nil
     }
 
     /// `SIGSEGV (signal 11)` and the like.
@@ -69,21 +111,36 @@ enum ChildProcess {
         return "\(names[number] ?? "signal") (signal \(number))"
     }
 
-    /// Limits this process's address space as `MISSIVE_CHECK_MEMORY_LIMIT_MB` says (4096 MB by default).
-    static func limitAddressSpace() {
+    /// Prepares the current process to run one check as a child: its address space limited as
+    /// `MISSIVE_CHECK_MEMORY_LIMIT_MB` says (4096 MB by default; 0 for no limit).
+    static func becomeCheckChild() {
         let megabytes = ProcessInfo.processInfo.environment["MISSIVE_CHECK_MEMORY_LIMIT_MB"].flatMap(UInt64.init) ?? 4096
         guard megabytes > 0 else { return }
         var limit = rlimit(rlim_cur: rlim_t(megabytes << 20), rlim_max: rlim_t(megabytes << 20))
         _ = setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
     }
 
-    /// Output collected by the reader threads.
-    private final class Outputs: @unchecked Sendable {
+    /// The last `limit` bytes written.
+    private final class Tail: @unchecked Sendable {
         private let lock = NSLock()
-        private var out = Data(), err = Data()
-        var stdout: Data { lock.withLock { out } }
-        var stderr: Data { lock.withLock { err } }
-        func setStdout(_ data: Data) { lock.withLock { out = data } }
-        func setStderr(_ data: Data) { lock.withLock { err = data } }
+        private let limit: Int
+        private var bytes = Data()
+
+        init(limit: Int) { self.limit = limit }
+
+        var data: Data { lock.withLock { bytes } }
+
+        func append(_ chunk: Data) {
+            lock.withLock {
+                bytes.append(chunk)
+                if bytes.count > limit { bytes = bytes.suffix(limit) }
+            }
+        }
     }
+}
+
+/// A child process could not be started.
+struct ChildProcessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

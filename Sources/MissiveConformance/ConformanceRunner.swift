@@ -101,6 +101,7 @@ public struct ConformanceRunner: Sendable {
     /// Runs the selected checks on every file; `progress` is told of each result as it comes.
     public func run(files: [String], progress: (String, CheckResult) -> Void = { _, _ in }) throws(ConformanceError) -> ConformanceReport {
         let checks = try options.selectedChecks()
+        guard !checks.isEmpty else { throw ConformanceError("no check is selected; see `missive check --list` for the ids and levels") }
         let plugins = files.map { file in runPlugin(file, checks: checks) { progress(file, $0) } }
         return ConformanceReport(strictness: options.strictness, seed: options.seed, plugins: plugins)
     }
@@ -157,11 +158,10 @@ public struct ConformanceRunner: Sendable {
 
     // MARK: Isolation
 
-    /// The line a child process prints before its result.
-    static let resultMarker = "MISSIVE-CHECK-RESULT "
-
     private func runIsolated(_ check: ConformanceCheck, path: String, executable: String) -> CheckOutcome {
-        var arguments = ["check", "--child-check", check.id, "--seed", String(options.seed)]
+        let resultFile = NSTemporaryDirectory() + "missive-check-\(getpid())-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: resultFile) }
+        var arguments = ["check", "--child-check", check.id, "--child-result", resultFile, "--seed", String(options.seed)]
         for folder in options.against { arguments += ["--against", folder] }
         arguments.append(path)
         let run: ChildProcess.Result
@@ -170,34 +170,33 @@ public struct ConformanceRunner: Sendable {
         } catch {
             return .crashed("could not start \(executable): \(error)")
         }
+        let lastWords = run.lastOutputLine.map { ": \($0)" } ?? ""
         switch run.termination {
         case .timedOut: return .timedOut(seconds: options.timeout)
-        case .signal(let number):
-            return .crashed("killed by \(ChildProcess.signalName(number)) while running \(check.id)" + run.lastErrorLine.map { ": \($0)" }.orEmpty)
+        case .signal(let number): return .crashed("killed by \(ChildProcess.signalName(number)) while running \(check.id)\(lastWords)")
         case .exit(let code):
-            let stdout = String(decoding: run.stdout, as: UTF8.self)
-            guard let line = stdout.split(separator: "\n").last(where: { $0.hasPrefix(Self.resultMarker) }),
-                  let outcome = Self.decodeOutcome(line.dropFirst(Self.resultMarker.count))
-            else {
-                return .crashed("exited with code \(code) without a result while running \(check.id)" + run.lastErrorLine.map { ": \($0)" }.orEmpty)
+            guard let data = FileManager.default.contents(atPath: resultFile), let outcome = Self.decodeOutcome(data) else {
+                return .crashed("exited with code \(code) without a result while running \(check.id)\(lastWords)")
             }
             return outcome
         }
     }
 
-    /// Runs one check in this process, as the child of an isolated run, and returns the line to print.
+    /// Runs one check in this process, as the child of an isolated run, and writes its outcome to
+    /// `resultFile`.
     ///
-    /// The process's address space is first limited to `MISSIVE_CHECK_MEMORY_LIMIT_MB` megabytes (4096 by
-    /// default; 0 for no limit), so that a plugin that floods memory fails instead of exhausting the machine.
-    public static func runChild(checkID: String, path: String, seed: UInt64, against: [String]) -> String {
-        ChildProcess.limitAddressSpace()
+    /// The process first becomes a process-group leader, so that the parent can kill whatever the plugin
+    /// starts, and limits its address space to `MISSIVE_CHECK_MEMORY_LIMIT_MB` megabytes (4096 by default; 0
+    /// for no limit), so that a plugin that floods memory fails instead of exhausting the machine.
+    public static func runChild(checkID: String, resultFile: String, path: String, seed: UInt64, against: [String]) throws {
+        ChildProcess.becomeCheckChild()
         let outcome: CheckOutcome
         if let check = ConformanceCatalog.check(checkID) {
-            outcome = check.body(CheckContext(path: path, seed: seed, against: against))
+            outcome = check.body(CheckContext(path: path, seed: seed, against: against, freshProcess: true))
         } else {
             outcome = .skipped("no check has the id \(checkID)")
         }
-        return resultMarker + encodeOutcome(outcome)
+        try Data(encodeOutcome(outcome).utf8).write(to: URL(fileURLWithPath: resultFile), options: .atomic)
     }
 
     static func encodeOutcome(_ outcome: CheckOutcome) -> String {
@@ -213,8 +212,8 @@ public struct ConformanceRunner: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func decodeOutcome(_ text: Substring) -> CheckOutcome? {
-        guard let fields = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String] else { return nil }
+    static func decodeOutcome(_ data: Data) -> CheckOutcome? {
+        guard let fields = try? JSONSerialization.jsonObject(with: data) as? [String: String] else { return nil }
         let detail = fields["detail"] ?? ""
         switch fields["outcome"] {
         case "passed": return .passed
@@ -227,6 +226,3 @@ public struct ConformanceRunner: Sendable {
     }
 }
 
-extension Optional<String> {
-    fileprivate var orEmpty: String { self ?? "" }
-}

@@ -22,7 +22,8 @@ public struct ExpectedFailures: Sendable, Hashable {
     /// Parses a list, refusing unknown check ids so that a typo cannot hide a failure.
     public init(parsing text: String) throws(ConformanceError) {
         entries = []
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // isNewline: "\r\n" is one Character in Swift, so a CRLF file must split on it too.
+        for (number, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
             guard let id = words.first else { continue }

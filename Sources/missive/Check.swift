@@ -56,6 +56,9 @@ extension MissiveCommand {
         @Option(name: .customLong("child-check"), help: .hidden)
         var childCheck: String?
 
+        @Option(name: .customLong("child-result"), help: .hidden)
+        var childResult: String?
+
         func validate() throws {
             guard (1...10).contains(strictness) else { throw ValidationError("--strictness must be from 1 to 10") }
             guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
@@ -63,8 +66,8 @@ extension MissiveCommand {
         }
 
         func run() throws {
-            if let childCheck {
-                Console.out(ConformanceRunner.runChild(checkID: childCheck, path: files[0], seed: seed ?? 0, against: against))
+            if let childCheck, let childResult {
+                try ConformanceRunner.runChild(checkID: childCheck, resultFile: childResult, path: files[0], seed: seed ?? 0, against: against)
                 return
             }
             if list {
@@ -85,6 +88,7 @@ extension MissiveCommand {
                 throw usage("\(expectedFailures ?? ""): \(error)")
             }
             let plugins = try expand(files)
+            guard !plugins.isEmpty else { throw usage("no plugin files (.so) in \(files.joined(separator: ", "))") }
 
             let streaming = format == .text && output == nil
             if streaming { Console.out("Missive conformance: strictness \(strictness), seed \(options.seed)") }
@@ -135,11 +139,14 @@ extension MissiveCommand {
                 var isFolder: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw usage("\(path): no such file") }
                 guard FileManager.default.isReadableFile(atPath: path) else { throw usage("\(path): not readable") }
+                // Absolute paths: dlopen searches its library path for a name without a slash, which could
+                // load a different file from the one whose metadata was read.
+                let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
                 if isFolder.boolValue {
-                    let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-                    plugins += names.filter { $0.hasSuffix(".so") }.sorted().map { path + "/" + $0 }
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: absolute)) ?? []
+                    plugins += names.filter { $0.hasSuffix(".so") }.sorted().map { absolute + "/" + $0 }
                 } else {
-                    plugins.append(path)
+                    plugins.append(absolute)
                 }
             }
             return plugins

@@ -54,37 +54,72 @@ import FoundationXML
     }
 
     @Test(arguments: [
-        ("WrongABI", "abi.version", "failed", [String]()),
-        ("NoEntry", "load.entry", "failed", []),
-        ("UnresolvedSymbol", "load.dlopen", "failed", []),
-        ("DuplicateNames", "names.unique", "failed", []),
-        ("ReservedPrefix", "names.reserved", "failed", []),
-        ("MetadataMismatch", "metadata.agrees", "failed", []),
-        ("UnknownPersistence", "persistence.valid", "failed", []),
-        ("StatusPush", "persistence.status-no-push", "failed", []),
-        ("NoRoundTrip", "roundtrip.examples", "failed", []),
-        ("DigestNewline", "digest.valid", "failed", []),
-        ("DigestInvalidUTF8", "digest.valid", "failed", []),
-        ("LeakyRelease", "memory.release", "failed", ["--strictness", "6"]),
-        ("CrashInDecode", "examples.decode", "crashed", []),
-        ("HangInDecode", "examples.decode", "timed-out", ["--timeout", "1", "--include", "^(load|abi|types|examples)"]),
-        ("AbortOnLoad", "load.entry", "crashed", []),
+        ("WrongABI", ["abi.version": "failed"], [String]()),
+        ("NoEntry", ["load.entry": "failed"], []),
+        ("UnresolvedSymbol", ["load.dlopen": "failed"], []),
+        ("DuplicateNames", ["names.unique": "failed"], []),
+        ("ReservedPrefix", ["names.reserved": "failed", "names.grammar": "failed"], []),
+        ("MetadataMismatch", ["metadata.agrees": "failed"], []),
+        ("UnknownPersistence", ["persistence.valid": "failed"], []),
+        ("StatusPush", ["persistence.status-no-push": "failed"], []),
+        ("NoRoundTrip", ["roundtrip.examples": "failed"], []),
+        ("DigestNewline", ["digest.valid": "failed"], []),
+        ("DigestInvalidUTF8", ["digest.valid": "failed"], []),
+        ("LeakyRelease", ["memory.release": "failed"], ["--strictness", "6"]),
+        ("AcceptsGarbage", ["decode.empty": "failed", "decode.truncated": "failed", "decode.wrong-shape": "failed",
+                            "decode.invalid-utf8": "failed", "decode.nul": "failed", "decode.random": "failed",
+                            "decode.deep": "failed", "decode.large": "failed"], []),
+        ("BadOutputs", ["encode.json": "failed", "words.valid": "failed", "push.valid": "failed", "media.valid": "failed"], []),
+        ("CrashInDecode", ["examples.decode": "crashed"], []),
+        ("ExitInDecode", ["examples.decode": "crashed"], []),
+        ("AbortOnLoad", ["load.entry": "crashed"], []),
+        ("HangInDecode", ["examples.decode": "timed-out"], ["--timeout", "1", "--include", "^(load|abi|types|examples)"]),
+        ("FloodInDecode", ["examples.decode": "timed-out"], ["--timeout", "1", "--include", "^(load|abi|types|examples)"]),
     ])
-    func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, check: String, outcome: String, options: [String]) throws {
+    func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, expected: [String: String], options: [String]) throws {
         let file = "libBroken\(fixture).so"
         let run = try Fixtures.missive(
             ["check", "--format", "json", "--seed", "1"] + options + [Fixtures.library("Broken\(fixture)"), Fixtures.library("CRating")],
             environment: ["MISSIVE_FIXTURE_ABORT_ON_LOAD": "1"])
         #expect(run.status == 1)
         let report = try Report(run.stdout)
-        #expect(report.outcome(file, check) == outcome, "\(report.results[file]?[check] ?? [:])")
-        if outcome == "crashed" {
-            let detail = report.results[file]?[check]?["detail"] as? String ?? ""
-            #expect(detail.contains(check == "load.entry" ? "SIGABRT" : "SIGSEGV"), "\(detail)")
+        for (check, outcome) in expected {
+            #expect(report.outcome(file, check) == outcome, "\(check): \(report.results[file]?[check] ?? [:])")
+        }
+        let detail = report.results[file]?[expected.keys.first!]?["detail"] as? String ?? ""
+        switch fixture {
+        case "CrashInDecode": #expect(detail.contains("SIGSEGV (signal 11)"), "\(detail)")
+        case "AbortOnLoad": #expect(detail.contains("SIGABRT (signal 6)"), "\(detail)")
+        case "ExitInDecode": #expect(detail.contains("exited with code 0 without a result"), "\(detail)")
+        default: break
         }
         // The checker survived and went on: the file-level checks ran, and the next plugin passed.
         #expect(report.outcome(file, "load.elf") == "passed")
         #expect(report.results["libCRating.so"]?.values.allSatisfy { ["passed", "skipped"].contains($0["outcome"] as? String) } == true)
+    }
+
+    @Test func aPluginThatForksIsJudgedOnItsCheckAndItsProcessesDoNotOutliveIt() throws {
+        let start = ContinuousClock.now
+        let run = try Fixtures.missive("check", "--include", "^examples.decode$", "--timeout", "20", "--format", "json",
+                                       Fixtures.library("BrokenForkInDecode"))
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(try Report(run.stdout).outcome("libBrokenForkInDecode.so", "examples.decode") == "passed")
+        #expect(ContinuousClock.now - start < .seconds(15), "the forked process (it sleeps 60 s) must not hold the checker")
+    }
+
+    @Test func aRelativePathChecksThatFileAndNoOtherOfTheSameName() throws {
+        // A leaky plugin named like a sample, in the working folder: dlopen must not find the real sample instead.
+        let directory = try Fixtures.stage(["BrokenLeakyRelease"], renamed: ["BrokenLeakyRelease": "libDemoMessages.so"])
+        let run = try Fixtures.missive(["check", "--strictness", "6", "--include", "^(load|abi|types|examples|memory.release)",
+                                        "--format", "json", "libDemoMessages.so"], directory: directory)
+        #expect(run.status == 1)
+        #expect(try Report(run.stdout).outcome("libDemoMessages.so", "memory.release") == "failed")
+    }
+
+    @Test func runsThatWouldCheckNothingAreUsageErrors() throws {
+        let empty = try Fixtures.temporaryDirectory()
+        #expect(try Fixtures.missive("check", empty).status == 2)
+        #expect(try Fixtures.missive("check", "--include", "^decode.emtpy$", Fixtures.library("CRating")).status == 2)
     }
 
     @Test func expectedFailuresAreReportedAndCannotGoStale() throws {
@@ -103,6 +138,11 @@ import FoundationXML
         #expect(stale.status == 1)
         let staleResult = try Report(stale.stdout).results["libBrokenDuplicateNames.so"]?["names.grammar"]
         #expect((staleResult?["seen"] as? String)?.contains("remove 'names.grammar'") == true)
+
+        // Windows line endings are read the same.
+        try "names.unique\r\nnames.grammar libBrokenDuplicateNames.so\r\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let crlf = try Fixtures.missive("check", "--expected-failures", list, "--include", "^names.unique$", fixture)
+        #expect(crlf.status == 0, "\(crlf.stdout)\(crlf.stderr)")
 
         try "names.typo\n".write(toFile: list, atomically: true, encoding: .utf8)
         let typo = try Fixtures.missive("check", "--expected-failures", list, fixture)

@@ -4,8 +4,11 @@
 
 #include <stddef.h>
 
-/* Bytes currently allocated with malloc and not freed (glibc's mallinfo2().uordblks), or 0 where the C
- * library cannot tell. */
+/* Bytes currently allocated with malloc and not freed, including blocks the allocator maps separately
+ * (glibc's mallinfo2: uordblks + hblkhd). 0 where the C library cannot tell. */
 size_t missive_heap_in_use(void);
+
+/* 1 when missive_heap_in_use counts, 0 when the C library gives no counter. */
+int missive_heap_supported(void);
 
 #endif

@@ -19,7 +19,9 @@ struct DynamicLibrary: @unchecked Sendable {
     /// Opens the library at `path`, resolving every symbol now and keeping them out of the global scope.
     static func open(_ path: String) throws(MissiveError) -> DynamicLibrary {
         _ = dlerror()
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+        // A name without a slash would make dlopen search its library path instead of opening this file.
+        let file = path.contains("/") ? path : "./" + path
+        guard let handle = dlopen(file, RTLD_NOW | RTLD_LOCAL) else {
             throw MissiveError(.loadFailed, "dlopen failed: \(lastError() ?? "unknown error")", file: path)
         }
         return DynamicLibrary(handle: handle)

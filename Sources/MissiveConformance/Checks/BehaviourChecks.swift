@@ -60,13 +60,33 @@ enum BehaviourChecks {
                 var problems: [String] = []
                 for type in types {
                     for (_, content) in try type.decodedExamples() {
-                        guard let (status, words) = content.rawSearchableWords(), status == MISSIVE_OK else { continue }
+                        guard let (status, words) = content.rawSearchableWords(), status != MISSIVE_ABSENT else { continue }
+                        guard status == MISSIVE_OK else {
+                            problems.append("\(type.objectName): searchable_words returned status \(status)")
+                            continue
+                        }
                         for word in words where word.isEmpty || !isValidUTF8(word) {
                             problems.append("\(type.objectName): word \(preview(word))")
                         }
                     }
                 }
                 return outcome(expected: "non-empty UTF-8 words", problems: problems)
+            }
+        },
+        ConformanceCheck(id: "push.valid", level: 3,
+                         summary: "Push content, where given, is valid UTF-8, one line, not empty, at most \(maxDigestLength) characters.",
+                         requires: ["examples.decode"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                var problems: [String] = []
+                for type in types where type.persistenceValue != Persistence.status.rawValue {
+                    for (example, content) in try type.decodedExamples() {
+                        guard let (status, bytes) = content.rawPushContent(), status != MISSIVE_ABSENT else { continue }
+                        if let problem = digestProblem(status: status, bytes: bytes) {
+                            problems.append("\(type.objectName) \(preview(example, limit: 40)): push content: \(problem.replacingOccurrences(of: "digest", with: "text"))")
+                        }
+                    }
+                }
+                return outcome(expected: "one-line UTF-8 push content", problems: problems)
             }
         },
         ConformanceCheck(id: "media.valid", level: 3,

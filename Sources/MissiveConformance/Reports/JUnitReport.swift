@@ -12,8 +12,10 @@ public enum JUnitReport {
         let all = report.plugins.flatMap(\.results)
         xml += "<testsuites name=\"missive-check\" tests=\"\(all.count)\" failures=\"\(count(all, "failure"))\" "
         xml += "errors=\"\(count(all, "error"))\" skipped=\"\(count(all, "skipped"))\" time=\(attribute(seconds(all)))>\n"
-        for plugin in report.plugins {
-            let name = plugin.name ?? URL(fileURLWithPath: plugin.path).lastPathComponent
+        let names = report.plugins.map { $0.name ?? URL(fileURLWithPath: $0.path).lastPathComponent }
+        for (plugin, base) in zip(report.plugins, names) {
+            // Suite names must be unique; two files of one plugin are told apart by their file.
+            let name = names.filter { $0 == base }.count > 1 ? "\(base) (\(plugin.path))" : base
             xml += "  <testsuite name=\(attribute(name)) tests=\"\(plugin.results.count)\" failures=\"\(count(plugin.results, "failure"))\" "
             xml += "errors=\"\(count(plugin.results, "error"))\" skipped=\"\(count(plugin.results, "skipped"))\" time=\(attribute(seconds(plugin.results)))>\n"
             xml += "    <properties><property name=\"file\" value=\(attribute(plugin.path))/><property name=\"seed\" value=\"\(report.seed)\"/>"

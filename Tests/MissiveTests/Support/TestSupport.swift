@@ -70,9 +70,12 @@ enum Fixtures {
         try missive(arguments, input: input, environment: extra)
     }
 
-    /// Runs the built `missive` executable with an array of arguments.
-    static func missive(_ arguments: [String], input: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
+    /// Runs the built `missive` executable with an array of arguments, optionally in another folder.
+    static func missive(
+        _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:], directory: String? = nil
+    ) throws -> Run {
         let process = Process()
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.executableURL = URL(fileURLWithPath: buildDirectory + "/missive")
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != PluginSearchPath.environmentVariable }

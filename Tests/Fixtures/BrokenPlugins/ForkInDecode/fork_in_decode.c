@@ -1,0 +1,29 @@
+/* Defect: decode starts a process that lives for a minute and holds the output pipes, then returns normally. */
+#include <unistd.h>
+
+#include "fixture_support.h"
+
+MISSIVE_METADATA_PLUGIN("BrokenForkInDecode", "0.0.1", "Missive Tests");
+MISSIVE_METADATA_TYPE("fixture:fork", MISSIVE_PERSISTENCE_COUNTED, 0);
+
+static int32_t misbehaving_decode(void *context, const uint8_t *content, size_t length, missive_message **out,
+                                  const missive_sink *error) {
+    if (fork() == 0) {
+        sleep(60);
+        _exit(0);
+    }
+    return fixture_decode(context, content, length, out, error);
+}
+
+static const missive_type type = {
+    .struct_size = sizeof(missive_type), .object_name = "fixture:fork", .persistence = MISSIVE_PERSISTENCE_COUNTED,
+    .example_count = 1, .examples = fixture_examples, .decode = misbehaving_decode, .release = fixture_release,
+    .encode = fixture_encode, .digest = fixture_digest,
+};
+static const missive_type *const types[] = {&type};
+static const missive_plugin plugin = FIXTURE_PLUGIN("BrokenForkInDecode", types);
+
+const missive_plugin *missive_plugin_entry_v1(const missive_host *host) {
+    (void)host;
+    return &plugin;
+}
