@@ -18,12 +18,12 @@ public enum NameGrammar {
 
     /// Why `name` is not a valid objectName, or `nil` when it is. Does not check the reserved prefix.
     public static func objectNameProblem(_ name: String) -> String? {
-        problem(name, kind: "objectName", maxLength: maxObjectNameLength, extra: [UInt8(ascii: ":")])
+        problem(name, kind: "objectName", maxLength: maxObjectNameLength, allowsColon: true)
     }
 
     /// Why `id` is not a valid business identifier, or `nil` when it is. Does not check reserved prefixes.
     public static func businessIDProblem(_ id: String) -> String? {
-        problem(id, kind: "businessID", maxLength: maxBusinessIDLength, extra: [])
+        problem(id, kind: "businessID", maxLength: maxBusinessIDLength, allowsColon: false)
     }
 
     /// Whether `name` uses the objectName prefix reserved for built-in types.
@@ -36,17 +36,17 @@ public enum NameGrammar {
         id.hasPrefix("MS_") || id.hasPrefix("MS.")
     }
 
-    private static func problem(_ name: String, kind: String, maxLength: Int, extra: Set<UInt8>) -> String? {
-        let bytes = Array(name.utf8)
+    private static func problem(_ name: String, kind: String, maxLength: Int, allowsColon: Bool) -> String? {
+        let bytes = name.utf8
         guard let first = bytes.first else { return "\(kind) is empty" }
         if bytes.count > maxLength {
             return "\(kind) '\(name)' has \(bytes.count) characters; at most \(maxLength) are allowed"
         }
         guard isLetter(first) else { return "\(kind) '\(name)' must start with an ASCII letter" }
         for byte in bytes.dropFirst() where !(isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: ".")
-            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || extra.contains(byte))
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || (allowsColon && byte == UInt8(ascii: ":")))
         {
-            let allowed = extra.isEmpty ? "letters, digits and ._-" : "letters, digits and ._:-"
+            let allowed = allowsColon ? "letters, digits and ._:-" : "letters, digits and ._-"
             return "\(kind) '\(name)' contains a character outside \(allowed)"
         }
         return nil

@@ -40,8 +40,9 @@ struct PluginOptions: ParsableArguments {
         help: ArgumentHelp("A folder to search for plugins, before MISSIVE_PLUGIN_PATH and the default folders. Repeatable.", valueName: "dir"))
     var directories: [String] = []
 
-    /// Discovers and registers every plugin on the search path.
+    /// Discovers and registers every plugin on the search path, with the standard metadata cache
+    /// (`MISSIVE_METADATA_CACHE=off` turns it off).
     func discover() -> DiscoveryResult {
-        MessageRegistry.discover(searchPath: .standard(explicitDirectories: directories))
+        MessageRegistry.discover(searchPath: .standard(explicitDirectories: directories), metadataCache: .standard())
     }
 }

@@ -1,4 +1,10 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads one named section out of an ELF shared object, without loading it.
 ///
@@ -22,29 +28,34 @@ enum ELFSection {
     /// The contents of section `name` in the file at `path`, or `nil` when the file is a valid ELF shared
     /// object for this machine that has no such section.
     static func read(_ name: String, from path: String) throws(MissiveError) -> [UInt8]? {
-        guard let file = FileHandle(forReadingAtPath: path) else {
-            throw MissiveError(.ioFailure, "cannot open file", file: path)
+        // POSIX calls rather than FileHandle: hosts read every plugin's metadata at startup.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw MissiveError(.ioFailure, "cannot open file: \(String(cString: strerror(errno)))", file: path)
         }
-        defer { try? file.close() }
-        let fileSize: UInt64
-        do {
-            fileSize = try file.seekToEnd()
-        } catch {
-            throw MissiveError(.ioFailure, "cannot read file: \(error.localizedDescription)", file: path)
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw MissiveError(.ioFailure, "cannot read file: \(String(cString: strerror(errno)))", file: path)
         }
+        let fileSize = UInt64(info.st_size)
 
         func bytes(at offset: UInt64, count: Int) throws(MissiveError) -> [UInt8] {
             guard count >= 0, offset <= fileSize, UInt64(count) <= fileSize - offset else {
                 throw MissiveError(.notAPlugin, "not a valid ELF file: truncated at offset \(offset)", file: path)
             }
-            do {
-                try file.seek(toOffset: offset)
-                let data = try file.read(upToCount: count) ?? Data()
-                guard data.count == count else { throw CocoaError(.fileReadCorruptFile) }
-                return [UInt8](data)
-            } catch {
-                throw MissiveError(.ioFailure, "cannot read file: \(error.localizedDescription)", file: path)
+            var result = [UInt8](repeating: 0, count: count)
+            var done = 0
+            while done < count {
+                let got = result.withUnsafeMutableBytes { buffer in
+                    pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                }
+                guard got > 0 else {
+                    throw MissiveError(.ioFailure, "cannot read file: \(got < 0 ? String(cString: strerror(errno)) : "unexpected end")", file: path)
+                }
+                done += got
             }
+            return result
         }
 
         guard fileSize >= 64 else { throw MissiveError(.notAPlugin, "not an ELF shared object (file too small)", file: path) }

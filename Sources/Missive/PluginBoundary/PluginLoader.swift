@@ -48,7 +48,11 @@ public enum PluginLoader {
 
     /// Loads one plugin file. Loading a file again returns the same plugin without calling its entry again.
     public static func load(_ path: String) throws(MissiveError) -> LoadedPlugin {
-        let metadata = try PluginMetadata.read(fromFile: path)
+        try load(path, metadata: try PluginMetadata.read(fromFile: path))
+    }
+
+    /// Loads one plugin file whose metadata was already read (or taken from a cache).
+    static func load(_ path: String, metadata: PluginMetadata) throws(MissiveError) -> LoadedPlugin {
         guard metadata.abiMajor == Int(MISSIVE_ABI_MAJOR) else {
             throw MissiveError(
                 .unsupportedABI, "built for Missive plugin ABI \(metadata.abiMajor); this host supports ABI \(MISSIVE_ABI_MAJOR)",
@@ -132,6 +136,12 @@ public enum PluginLoader {
 
     /// Why the metadata and the descriptor disagree, or `nil` when they agree.
     package static func disagreement(metadata: PluginMetadata, info: PluginInfo, types: [PluginType]) -> String? {
+        // The common case, agreement, is decided without formatting anything.
+        let declaredTypes = metadata.types.map { TypeFacts($0.objectName, $0.businessID, $0.persistenceValue, $0.isMedia) }.sorted()
+        let actualTypes = types.map { TypeFacts($0.objectName, $0.businessID, $0.persistenceValue, $0.isMedia) }.sorted()
+        if metadata.name == info.name && metadata.version == info.version && metadata.vendor == info.vendor && declaredTypes == actualTypes {
+            return nil
+        }
         var differences: [String] = []
         if metadata.name != info.name { differences.append("name '\(metadata.name)' vs '\(info.name)'") }
         if metadata.version != info.version { differences.append("version '\(metadata.version)' vs '\(info.version)'") }
@@ -144,6 +154,17 @@ public enum PluginLoader {
         }
         guard !differences.isEmpty else { return nil }
         return "metadata disagrees with the runtime descriptor (metadata vs descriptor): \(differences.joined(separator: "; "))"
+    }
+
+    /// What the metadata and the descriptor must agree on for one type.
+    private struct TypeFacts: Comparable {
+        let objectName: String, businessID: String?, persistence: UInt32, isMedia: Bool
+        init(_ objectName: String, _ businessID: String?, _ persistence: UInt32, _ isMedia: Bool) {
+            (self.objectName, self.businessID, self.persistence, self.isMedia) = (objectName, businessID, persistence, isMedia)
+        }
+        static func < (a: TypeFacts, b: TypeFacts) -> Bool {
+            (a.objectName, a.businessID ?? "", a.persistence) < (b.objectName, b.businessID ?? "", b.persistence)
+        }
     }
 
     private static func checkAgreement(metadata: PluginMetadata, info: PluginInfo, types: [PluginType]) throws(MissiveError) {

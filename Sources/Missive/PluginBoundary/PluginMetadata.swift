@@ -1,5 +1,4 @@
 import CMissivePlugin
-import Foundation
 import MissiveCore
 
 /// What a plugin file says about itself in its `missive_meta` ELF section, read without running any of
@@ -58,34 +57,29 @@ public struct PluginMetadata: Sendable, Hashable {
     }
 
     /// Parses the contents of a metadata section: JSON records separated by NUL bytes.
+    ///
+    /// Members a record does not need are ignored, so that later versions can add some.
     public static func parse(_ section: [UInt8]) throws(MissiveError) -> PluginMetadata {
         var plugin: (name: String, version: String, vendor: String, abi: Int)?
         var types: [TypeEntry] = []
-        for chunk in section.split(separator: 0) where !chunk.allSatisfy({ $0 == 0x20 || $0 == 0x0A }) {
-            guard let record = try? JSONSerialization.jsonObject(with: Data(chunk)) as? [String: Any] else {
-                throw MissiveError(.invalidMetadata, "a record is not a JSON object: \(String(decoding: chunk.prefix(80), as: UTF8.self))")
-            }
-            switch record["record"] as? String {
+        for chunk in records(in: section) {
+            let record = try Record(chunk)
+            switch record.kind {
             case "plugin":
                 guard plugin == nil else { throw MissiveError(.invalidMetadata, "more than one plugin record") }
-                guard let abi = record["abi"] as? Int else { throw MissiveError(.invalidMetadata, "plugin record has no integer 'abi'") }
-                plugin = (
-                    try requiredString("name", in: record), try requiredString("version", in: record),
-                    try requiredString("vendor", in: record), abi
-                )
+                guard let abi = record.abi else { throw MissiveError(.invalidMetadata, "plugin record has no integer 'abi'") }
+                plugin = (try required(record.name, "name"), try required(record.version, "version"), try required(record.vendor, "vendor"), Int(abi))
             case "type":
-                let objectName = try requiredString("objectName", in: record)
-                let businessID = record["businessID"]
-                guard businessID == nil || businessID is String else {
+                let objectName = try required(record.objectName, "objectName")
+                if record.businessIDPresent && record.businessID == nil {
                     throw MissiveError(.invalidMetadata, "type \(objectName): 'businessID' is not a string")
                 }
-                guard let persistence = record["persistence"] as? Int, let value = UInt32(exactly: persistence) else {
+                guard let persistence = record.persistence, let value = UInt32(exactly: persistence) else {
                     throw MissiveError(.invalidMetadata, "type \(objectName): 'persistence' is not a non-negative integer")
                 }
-                let flags = record["flags"] as? Int ?? 0
                 types.append(
-                    TypeEntry(objectName: objectName, businessID: businessID as? String, persistenceValue: value,
-                              isMedia: flags & Int(MISSIVE_TYPE_MEDIA) != 0))
+                    TypeEntry(objectName: objectName, businessID: record.businessID, persistenceValue: value,
+                              isMedia: (record.flags ?? 0) & Int64(MISSIVE_TYPE_MEDIA) != 0))
             default:
                 throw MissiveError(.invalidMetadata, "a record has no known 'record' kind")
             }
@@ -94,10 +88,65 @@ public struct PluginMetadata: Sendable, Hashable {
         return PluginMetadata(name: plugin.name, version: plugin.version, vendor: plugin.vendor, abiMajor: plugin.abi, types: types)
     }
 
-    private static func requiredString(_ key: String, in record: [String: Any]) throws(MissiveError) -> String {
-        guard let value = record[key] as? String, !value.isEmpty else {
-            throw MissiveError(.invalidMetadata, "record lacks a non-empty string '\(key)'")
+    /// The members of one record, read with Missive's own scanner into typed fields: hosts read every
+    /// plugin's metadata at startup, so this is on the startup path. Unknown members are ignored.
+    private struct Record {
+        var kind: String?, name: String?, version: String?, vendor: String?, objectName: String?, businessID: String?
+        var abi: Int64?, persistence: Int64?, flags: Int64?
+        var businessIDPresent = false
+
+        init(_ bytes: ArraySlice<UInt8>) throws(MissiveError) {
+            let parsed = bytes.withUnsafeBufferPointer { buffer -> Result<Record, JSONSyntaxError> in
+                var record = Record()
+                var scanner = JSONScanner(buffer)
+                let reader = JSONValueReader(buffer)
+                do throws(JSONSyntaxError) {
+                    try scanner.scanObject { (key, range) throws(JSONSyntaxError) in
+                        switch key {
+                        case "record": record.kind = reader.stringValue(range)
+                        case "name": record.name = reader.stringValue(range)
+                        case "version": record.version = reader.stringValue(range)
+                        case "vendor": record.vendor = reader.stringValue(range)
+                        case "objectName": record.objectName = reader.stringValue(range)
+                        case "businessID":
+                            record.businessIDPresent = true
+                            record.businessID = reader.stringValue(range)
+                        case "abi": record.abi = reader.decodeInt64(range)
+                        case "persistence": record.persistence = reader.decodeInt64(range)
+                        case "flags": record.flags = reader.decodeInt64(range)
+                        default: break
+                        }
+                    }
+                } catch {
+                    return .failure(error)
+                }
+                return .success(record)
+            }
+            switch parsed {
+            case .success(let record): self = record
+            case .failure(let error):
+                let preview = String(decoding: bytes.prefix(80), as: UTF8.self)
+                throw MissiveError(.invalidMetadata, "a record is not a JSON object (\(error)): \(preview)")
+            }
         }
+
+        private init() {}
+    }
+
+    /// The NUL-separated records of a section, skipping empty ones (the linker may pad with NULs).
+    private static func records(in section: [UInt8]) -> [ArraySlice<UInt8>] {
+        var records: [ArraySlice<UInt8>] = []
+        var start = section.startIndex
+        while start < section.endIndex {
+            let end = section[start...].firstIndex(of: 0) ?? section.endIndex
+            if section[start..<end].contains(where: { $0 != 0x20 && $0 != 0x0A }) { records.append(section[start..<end]) }
+            start = end + 1
+        }
+        return records
+    }
+
+    private static func required(_ value: String?, _ key: String) throws(MissiveError) -> String {
+        guard let value, !value.isEmpty else { throw MissiveError(.invalidMetadata, "record lacks a non-empty string '\(key)'") }
         return value
     }
 }

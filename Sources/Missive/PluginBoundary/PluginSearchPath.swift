@@ -94,7 +94,13 @@ public struct PluginSearchPath: Sendable, Hashable {
 
     /// The plugin files in search order, and the problems found while listing them.
     public func candidateFiles() -> (files: [String], problems: [MissiveError]) {
-        var files: [String] = []
+        let (files, problems) = candidates()
+        return (files.map(\.path), problems)
+    }
+
+    /// The plugin files in search order with their identities, and the problems found while listing them.
+    func candidates() -> (files: [(path: String, identity: FileIdentity)], problems: [MissiveError]) {
+        var files: [(path: String, identity: FileIdentity)] = []
         var problems: [MissiveError] = []
         var firstByName: [String: String] = [:]
         var seenDirectories: Set<String> = []
@@ -113,16 +119,15 @@ public struct PluginSearchPath: Sendable, Hashable {
                 problems.append(MissiveError(.ioFailure, "cannot list plugin folder", file: directory))
                 continue
             }
-            for name in names.filter({ $0.hasSuffix(".so") }).sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+            for name in names.filter({ $0.hasSuffix(".so") }).sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
                 let path = directory + "/" + name
-                var isFolder: ObjCBool = false
-                guard manager.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+                guard let identity = FileIdentity.of(path) else { continue }
                 if let earlier = firstByName[name] {
                     problems.append(MissiveError(.shadowed, "shadowed by \(earlier), which comes first in the search path", file: path))
                     continue
                 }
                 firstByName[name] = path
-                files.append(path)
+                files.append((path, identity))
             }
         }
         return (files, problems)

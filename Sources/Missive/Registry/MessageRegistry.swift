@@ -188,15 +188,25 @@ extension MessageRegistry {
     /// Finds, loads and registers every plugin on a search path, after the built-in types.
     ///
     /// A file that fails is skipped and reported; every other file is loaded. Files are taken in
-    /// search-path order, then by file name, and the first to claim a name keeps it.
-    public static func discover(searchPath: PluginSearchPath = .standard(), includeBuiltIns: Bool = true) -> DiscoveryResult {
+    /// search-path order, then by file name, and the first to claim a name keeps it. With a
+    /// `metadataCache`, unchanged files' metadata comes from the cache instead of the files.
+    public static func discover(
+        searchPath: PluginSearchPath = .standard(), includeBuiltIns: Bool = true, metadataCache: PluginMetadataCache? = nil
+    ) -> DiscoveryResult {
         var builder = Builder(includeBuiltIns: includeBuiltIns)
-        let (files, problems) = searchPath.candidateFiles()
+        let (files, problems) = searchPath.candidates()
         var rejections = problems
         var plugins: [LoadedPlugin] = []
-        for file in files {
+        defer { metadataCache?.save() }
+        for (file, identity) in files {
             do {
-                let plugin = try PluginLoader.load(file)
+                let metadata: PluginMetadata
+                if let metadataCache {
+                    metadata = try metadataCache.metadata(for: file, identity: identity)
+                } else {
+                    metadata = try PluginMetadata.read(fromFile: file)
+                }
+                let plugin = try PluginLoader.load(file, metadata: metadata)
                 plugins.append(plugin)
                 rejections += builder.register(plugin)
             } catch {

@@ -58,6 +58,9 @@ enum Fixtures {
         return result.registry
     }
 
+    /// The metadata cache the CLI runs of this test process share, instead of the user's own.
+    static let cliMetadataCache = NSTemporaryDirectory() + "missive-tests-cache-\(ProcessInfo.processInfo.processIdentifier)"
+
     /// What a run of the `missive` executable did.
     struct Run {
         var status: Int32
@@ -79,6 +82,7 @@ enum Fixtures {
         process.executableURL = URL(fileURLWithPath: buildDirectory + "/missive")
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != PluginSearchPath.environmentVariable }
+            .merging(["MISSIVE_METADATA_CACHE": cliMetadataCache]) { _, new in new }
             .merging(extra) { _, new in new }
         let out = Pipe(), err = Pipe(), inPipe = Pipe()
         process.standardOutput = out

@@ -1,0 +1,24 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Missive's benchmarks live in their own package, so that users of the library never build them or
+// swift-protobuf (the peer). Run them with `bash Benchmarks/run.sh` from the repository's root.
+let package = Package(
+    name: "MissiveBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Missive", path: ".."),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "missive-bench",
+            dependencies: [
+                .product(name: "Missive", package: "Missive"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            exclude: [],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)

@@ -1,0 +1,163 @@
+import Foundation
+import Missive
+import Synchronization
+
+/// `missive-bench [--plugins DIR] [--messages N] [--runs N] [--work DIR]`
+///
+/// Measures Missive side by side with its floors and a peer in one run, and prints Markdown tables of
+/// medians, min–max and ratios. `Benchmarks/run.sh` builds the sample plugins in release mode and runs this.
+@main
+struct MissiveBench {
+    static func main() {
+        do {
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            switch arguments.first {
+            case "startup-child": try Startup.child(mode: arguments[1], directory: arguments[2])
+            case "memory-child": try Memory.child(samples: arguments[1], generated: arguments[2], messages: Int(arguments[3])!)
+            default: try run(Options(arguments))
+            }
+        } catch {
+            FileHandle.standardError.write(Data("missive-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    struct Options {
+        var plugins = FileManager.default.currentDirectoryPath + "/.build/release"
+        var messages = 1_000_000
+        var runs = 5
+        var work = NSTemporaryDirectory() + "missive-bench"
+        var header = FileManager.default.currentDirectoryPath + "/Sources/CMissivePlugin/include"
+
+        init(_ arguments: [String]) {
+            var iterator = arguments.makeIterator()
+            while let argument = iterator.next() {
+                switch argument {
+                case "--plugins": plugins = iterator.next() ?? plugins
+                case "--messages": messages = iterator.next().flatMap(Int.init) ?? messages
+                case "--runs": runs = iterator.next().flatMap(Int.init) ?? runs
+                case "--work": work = iterator.next() ?? work
+                case "--header": header = iterator.next() ?? header
+                default: FileHandle.standardError.write(Data("missive-bench: ignoring \(argument)\n".utf8))
+                }
+            }
+        }
+    }
+
+    static func run(_ options: Options) throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        print("# Missive benchmarks\n")
+        print("- messages per run: \(options.messages), runs: \(options.runs) (plus one warm-up), cores: \(cores)")
+        print("- sample plugins: \(options.plugins)\n")
+
+        // 1. Startup.
+        let generated = options.work + "/plugins"
+        try Startup.generatePlugins(into: generated, header: options.header)
+        let startup = try Startup.measure(directory: generated, runs: options.runs)
+        print("## Startup: \(Startup.pluginCount) plugin files, \(Startup.pluginCount * Startup.typesPerPlugin) types\n")
+        print("| what | ms, median (min–max) | ratio to floor |")
+        print("|---|---|---|")
+        print("| floor: dlopen + dlsym of each file | \(startup.floor.summary(2)) | 1.00 |")
+        print("| Missive: discover, read metadata, load, validate, register | \(startup.missive.summary(2)) | \(format(startup.missive.median / startup.floor.median, 2)) |")
+        print("")
+
+        // 2. Decode.
+        let corpus = Corpus()
+        let discovery = MessageRegistry.discover(searchPath: PluginSearchPath(entries: [.init(directory: options.plugins, source: .explicit)]))
+        let samples = discovery.plugins.map(\.info.name).filter { ["DemoMessages", "DemoMedia", "CRating"].contains($0) }
+        guard samples.count == 3 else { throw BenchError("sample plugins not found in \(options.plugins): \(discovery.rejections)") }
+        ProtobufDecoder.registerTypes()
+        let decoders: [any BenchDecoder] = [NativeDecoder(), MissiveDecoder(registry: discovery.registry), ProtobufDecoder()]
+        try checkAgreement(corpus, decoders)
+
+        var single: [String: [Double]] = [:], parallel: [String: [Double]] = [:]
+        for run in 0..<(options.runs + 1) {
+            let order = run % 2 == 0 ? decoders : decoders.reversed()
+            for decoder in order {
+                let one = throughput(decoder, corpus, messages: options.messages, threads: 1)
+                let all = throughput(decoder, corpus, messages: options.messages, threads: cores)
+                if run == 0 { continue }
+                single[decoder.name, default: []].append(one)
+                parallel[decoder.name, default: []].append(all)
+            }
+        }
+        print("## Decode: \(options.messages) envelopes (digest and searchable words taken)\n")
+        for (title, table) in [("1 thread", single), ("\(cores) threads", parallel)] {
+            let floor = Samples(values: table[decoders[0].name]!).median
+            let peer = Samples(values: table[decoders[2].name]!).median
+            print("| \(title) | messages/s, median (min–max) | ratio to floor | ratio to peer |")
+            print("|---|---|---|---|")
+            for decoder in decoders {
+                let samples = Samples(values: table[decoder.name]!.map { $0 / 1000 })
+                print("| \(decoder.name) | \(samples.summary(0))k | \(format(samples.median * 1000 / floor, 2)) | \(format(samples.median * 1000 / peer, 2)) |")
+            }
+            print("")
+        }
+
+        // 3. Memory.
+        let memory = try runSelf(["memory-child", options.plugins, generated, String(options.messages)])
+        print("## Memory (one process: \(Startup.pluginCount) generated plugins plus the samples, then \(options.messages) decodes)\n")
+        print(memory)
+    }
+
+    /// Messages per second for one decoder over `messages` lines.
+    static func throughput(_ decoder: any BenchDecoder, _ corpus: Corpus, messages: Int, threads: Int) -> Double {
+        let lines = corpus.lines
+        let checksum = Mutex(0)
+        let start = now()
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            var sum = 0
+            var index = thread
+            while index < messages {
+                sum &+= decoder.decode(lines[index % lines.count])
+                index += threads
+            }
+            checksum.withLock { $0 &+= sum }
+        }
+        let elapsed = now() - start
+        if checksum.withLock({ $0 }) == Int.min { print("") }  // keeps the work observable
+        return Double(messages) / elapsed
+    }
+
+    /// Every decoder must read the corpus the same way: the floor and Missive agree on every line, and the
+    /// peer on every line of a type it knows.
+    static func checkAgreement(_ corpus: Corpus, _ decoders: [any BenchDecoder]) throws {
+        var disagreements: [String] = []
+        for line in corpus.lines {
+            let results = decoders.map { $0.decode(line) }
+            if results[0] != results[1] { disagreements.append("floor \(results[0]) vs Missive \(results[1]): \(String(decoding: line.missive, as: UTF8.self))") }
+            if line.kind == .known && results[2] != results[1] {
+                disagreements.append("peer \(results[2]) vs Missive \(results[1]): \(String(decoding: line.peer, as: UTF8.self))")
+            }
+        }
+        guard disagreements.isEmpty else {
+            throw BenchError("decoders disagree on \(disagreements.count) lines, e.g.\n" + disagreements.prefix(3).joined(separator: "\n"))
+        }
+    }
+}
+
+/// Resident memory with many plugins loaded, and whether it grows over many decodes.
+enum Memory {
+    static func child(samples: String, generated: String, messages: Int) throws {
+        let baseline = residentMemory()
+        let discovery = MessageRegistry.discover(searchPath: PluginSearchPath(entries: [
+            .init(directory: samples, source: .explicit), .init(directory: generated, source: .explicit),
+        ]))
+        let loaded = residentMemory()
+        let corpus = Corpus()
+        let decoder = MissiveDecoder(registry: discovery.registry)
+        var sum = 0
+        let warmUp = messages / 10
+        for index in 0..<warmUp { sum &+= decoder.decode(corpus.lines[index % corpus.lines.count]) }
+        let warm = residentMemory()
+        for index in warmUp..<messages { sum &+= decoder.decode(corpus.lines[index % corpus.lines.count]) }
+        let end = residentMemory()
+        print("| point | RSS MiB | peak RSS MiB |")
+        print("|---|---|---|")
+        print("| before loading | \(format(baseline.current, 1)) | \(format(baseline.peak, 1)) |")
+        print("| \(discovery.plugins.count) plugins loaded, \(discovery.registry.types.count) types | \(format(loaded.current, 1)) | \(format(loaded.peak, 1)) |")
+        print("| after \(warmUp) decodes (warm-up) | \(format(warm.current, 1)) | \(format(warm.peak, 1)) |")
+        print("| after \(messages) decodes | \(format(end.current, 1)) | \(format(end.peak, 1)) |")
+        print("\nGrowth over the last \(messages - warmUp) decodes: \(format(end.current - warm.current, 2)) MiB (checksum \(sum % 1000))")
+    }
+}

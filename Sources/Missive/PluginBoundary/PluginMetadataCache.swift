@@ -1,0 +1,184 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What identifies one version of a file: its device, inode, size and modification time.
+struct FileIdentity: Hashable, Sendable {
+    var device: UInt64, inode: UInt64, size: Int64, seconds: Int64, nanoseconds: Int64
+
+    /// The identity of the regular file at `path` (following links), or `nil` when it is not one.
+    static func of(_ path: String) -> FileIdentity? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return FileIdentity(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec))
+    }
+}
+
+/// A cache of plugin metadata, so that startup need not open and parse every plugin file, as GStreamer's
+/// registry cache does.
+///
+/// An entry is used only when the file's path, device, inode, size and modification time are all unchanged.
+/// The cache never vouches for a plugin: after loading, the descriptor is still compared with the metadata,
+/// so a stale or tampered cache can only make a plugin be refused, never make it load under false metadata.
+/// An unreadable or malformed cache file is ignored and rewritten. Writes are atomic (a temporary file,
+/// then `rename`).
+///
+/// The file is line-based, tab-separated text, with `\\`, `\t` and `\n` escaped:
+/// ```
+/// missive-plugin-metadata-cache	1
+/// P	path	device	inode	size	mtime-seconds	mtime-nanoseconds	name	version	vendor	abi
+/// T	objectName	businessID (empty for none)	persistence	media (0 or 1)
+/// ```
+/// Each `P` line is followed by its plugin's `T` lines.
+public final class PluginMetadataCache: Sendable {
+    /// The file the cache is kept in.
+    public let file: String
+
+    private struct Entry: Sendable {
+        var identity: FileIdentity
+        var metadata: PluginMetadata
+        var used: Bool
+    }
+
+    private struct State: Sendable {
+        var entries: [String: Entry] = [:]
+        var loaded = false
+        var changed = false
+        var hits = 0
+        var misses = 0
+    }
+
+    private static let header = "missive-plugin-metadata-cache\t1"
+    /// Entries for files not seen by a discovery are kept only while the cache holds fewer than this many.
+    private static let capacity = 2_000
+    private let state = Mutex(State())
+
+    /// A cache kept in `file`.
+    public init(file: String) {
+        self.file = file
+    }
+
+    /// The cache the `missive` command uses: `MISSIVE_METADATA_CACHE` if set (`off` disables it), else
+    /// `$XDG_CACHE_HOME/missive/plugin-metadata-v1`, else `~/.cache/missive/plugin-metadata-v1`.
+    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> PluginMetadataCache? {
+        if let setting = environment["MISSIVE_METADATA_CACHE"], !setting.isEmpty {
+            return setting == "off" ? nil : PluginMetadataCache(file: setting)
+        }
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return PluginMetadataCache(file: cache + "/missive/plugin-metadata-v1") }
+        guard let home = environment["HOME"], !home.isEmpty else { return nil }
+        return PluginMetadataCache(file: home + "/.cache/missive/plugin-metadata-v1")
+    }
+
+    /// How many lookups were answered from the cache, and how many had to read the file.
+    public var statistics: (hits: Int, misses: Int) {
+        state.withLock { ($0.hits, $0.misses) }
+    }
+
+    /// The metadata of the plugin at `path`, from the cache when the file is unchanged, else read from the
+    /// file and remembered.
+    func metadata(for path: String, identity: FileIdentity) throws(MissiveError) -> PluginMetadata {
+        let cached: PluginMetadata? = state.withLock { state in
+            if !state.loaded {
+                state.entries = Self.read(file) ?? [:]
+                state.loaded = true
+            }
+            guard let entry = state.entries[path], entry.identity == identity else { return nil }
+            state.entries[path]?.used = true
+            state.hits += 1
+            return entry.metadata
+        }
+        if let cached { return cached }
+        let metadata = try PluginMetadata.read(fromFile: path)
+        state.withLock { state in
+            state.entries[path] = Entry(identity: identity, metadata: metadata, used: true)
+            state.changed = true
+            state.misses += 1
+        }
+        return metadata
+    }
+
+    /// Writes the cache back if it changed, dropping entries this discovery did not use once it is full.
+    /// A cache that cannot be written is not an error: the next startup reads the files again.
+    func save() {
+        let text: String? = state.withLock { state in
+            guard state.changed else { return nil }
+            if state.entries.count > Self.capacity { state.entries = state.entries.filter(\.value.used) }
+            state.changed = false
+            var lines = [Self.header]
+            for (path, entry) in state.entries.sorted(by: { $0.key < $1.key }) {
+                let id = entry.identity, metadata = entry.metadata
+                lines.append(["P", path, "\(id.device)", "\(id.inode)", "\(id.size)", "\(id.seconds)", "\(id.nanoseconds)",
+                              metadata.name, metadata.version, metadata.vendor, "\(metadata.abiMajor)"].map(Self.escape).joined(separator: "\t"))
+                for type in metadata.types {
+                    lines.append(["T", type.objectName, type.businessID ?? "", "\(type.persistenceValue)", type.isMedia ? "1" : "0"]
+                        .map(Self.escape).joined(separator: "\t"))
+                }
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+        guard let text else { return }
+        let folder = (file as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let temporary = file + ".\(getpid()).tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else { return }
+        if rename(temporary, file) != 0 { unlink(temporary) }
+    }
+
+    /// The entries of a cache file, or `nil` when it is missing or malformed.
+    private static func read(_ file: String) -> [String: Entry]? {
+        guard let data = FileManager.default.contents(atPath: file) else { return nil }
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
+        guard lines.first == Substring(header) else { return nil }
+        var entries: [String: Entry] = [:]
+        var current: (path: String, identity: FileIdentity, metadata: PluginMetadata)?
+        func finish() {
+            if let current { entries[current.path] = Entry(identity: current.identity, metadata: current.metadata, used: false) }
+        }
+        for line in lines.dropFirst() {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(unescape)
+            switch fields.first {
+            case "P":
+                guard fields.count == 11, let device = UInt64(fields[2]), let inode = UInt64(fields[3]), let size = Int64(fields[4]),
+                      let seconds = Int64(fields[5]), let nanoseconds = Int64(fields[6]), let abi = Int(fields[10])
+                else { return nil }
+                finish()
+                current = (fields[1], FileIdentity(device: device, inode: inode, size: size, seconds: seconds, nanoseconds: nanoseconds),
+                           PluginMetadata(name: fields[7], version: fields[8], vendor: fields[9], abiMajor: abi, types: []))
+            case "T":
+                guard fields.count == 5, current != nil, let persistence = UInt32(fields[3]) else { return nil }
+                current!.metadata.types.append(
+                    PluginMetadata.TypeEntry(objectName: fields[1], businessID: fields[2].isEmpty ? nil : fields[2],
+                                             persistenceValue: persistence, isMedia: fields[4] == "1"))
+            default:
+                return nil
+            }
+        }
+        finish()
+        return entries
+    }
+
+    private static func escape(_ text: String) -> String {
+        guard text.contains(where: { $0 == "\\" || $0 == "\t" || $0 == "\n" }) else { return text }
+        return text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    private static func unescape(_ field: Substring) -> String {
+        guard field.contains("\\") else { return String(field) }
+        var out = "", escaping = false
+        for character in field {
+            if escaping {
+                out.append(character == "t" ? "\t" : character == "n" ? "\n" : character)
+                escaping = false
+            } else if character == "\\" {
+                escaping = true
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+}
