@@ -27,6 +27,10 @@ public protocol MessageCoding: Sendable {
 
     /// The words a search index should find this message by; `nil` or empty when it is not searchable.
     var searchableWords: [String]? { get }
+
+    /// Whether the type is a media type. Provided: `true` exactly when the type conforms to
+    /// ``MediaMessageContent``, settled when the conformance is compiled rather than by a cast at run time.
+    static var isMediaType: Bool { get }
 }
 
 extension MessageCoding {
@@ -35,6 +39,14 @@ extension MessageCoding {
 
     /// Not searchable.
     public var searchableWords: [String]? { nil }
+
+    /// Not a media type.
+    public static var isMediaType: Bool { false }
+}
+
+extension MessageCoding where Self: MediaMessageContent {
+    /// A media type.
+    public static var isMediaType: Bool { true }
 }
 
 extension MessageCoding where Self: Codable {

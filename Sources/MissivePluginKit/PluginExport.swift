@@ -107,7 +107,7 @@ private final class TypeExport<T: MessageType>: AnyTypeExport {
     override var objectName: String { T.objectName }
     override var businessID: String? { T.businessID }
     override var persistence: Persistence { T.persistence }
-    override var isMedia: Bool { T.self is any MediaMessageContent.Type }
+    override var isMedia: Bool { T.isMediaType }
     override var examples: [[UInt8]] { T.examples.compactMap { try? Array($0.encode()) } }
     override func decode(_ content: Data) throws -> AnyMessageBox { MessageBox(try T(decoding: content)) }
 }

@@ -31,10 +31,10 @@ import Testing
         #expect(metadata.name == "CRating")
         #expect(metadata.abiMajor == 1)
         #expect(metadata.types == [.init(objectName: "demo:rating", businessID: "evaluation", persistenceValue: 3, isMedia: false)])
-        #expect(try !mappedFiles().contains(path), "reading metadata must not map the library")
+        #expect(try !Fixtures.mappedFiles().contains(path), "reading metadata must not map the library")
 
         _ = try PluginLoader.load(path)
-        #expect(try mappedFiles().contains(path))
+        #expect(try Fixtures.mappedFiles().contains(path))
     }
 
     @Test func swiftPluginMetadataComesFromTheMacros() throws {
@@ -136,7 +136,7 @@ import Testing
         try Data("hello, not an ELF file".utf8).write(to: URL(fileURLWithPath: directory + "/libText.so"))
         let elf = try Data(contentsOf: URL(fileURLWithPath: Fixtures.library("CRating")))
         try elf.prefix(200).write(to: URL(fileURLWithPath: directory + "/libTruncated.so"))
-        let systemLibrary = try #require(try mappedFiles().first { $0.contains("/libc.so") || $0.contains("/libc-") })
+        let systemLibrary = try #require(try Fixtures.mappedFiles().first { $0.contains("/libc.so") || $0.contains("/libc-") })
         try FileManager.default.copyItem(atPath: systemLibrary, toPath: directory + "/libPlainELF.so")
 
         let result = MessageRegistry.discover(searchPath: Fixtures.searchPath(directory, directory + "/missing"))
@@ -173,29 +173,6 @@ import Testing
         #expect(PluginSearchPath.userDirectory(["XDG_DATA_HOME": "/x", "HOME": "/h"]) == "/x/missive/plugins")
     }
 
-    /// The files mapped into this process, from `/proc/self/maps`.
-    private func mappedFiles() throws -> Set<String> {
-        // /proc files report a size of 0, so read until the end instead of by size.
-        let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/maps"))
-        defer { try? handle.close() }
-        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-        return Set(maps.split(separator: "\n").compactMap { line in
-            line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(5).first.map(String.init)
-        })
-    }
-}
-
-/// The name grammar and the registration rules for application types.
-@Suite struct NameGrammarTests {
-    @Test(arguments: [
-        ("demo:link", nil), ("a", nil), ("A.b_c-d:e9", nil), (String(repeating: "x", count: 32), nil),
-        ("", "is empty"), ("9lives", "must start with an ASCII letter"), ("-x", "must start"),
-        ("has space", "outside"), ("émoji", "must start"), ("a/b", "outside"), (String(repeating: "x", count: 33), "at most 32"),
-    ])
-    func objectNames(name: String, problem: String?) {
-        let found = NameGrammar.objectNameProblem(name)
-        if let problem { #expect(found?.contains(problem) == true, "\(name): \(String(describing: found))") } else { #expect(found == nil) }
-    }
 
     @Test func businessIDsDisallowColons() {
         #expect(NameGrammar.businessIDProblem("text_link") == nil)

@@ -86,9 +86,12 @@ enum Startup {
                 guard let handle = dlopen(directory + "/" + name, RTLD_NOW | RTLD_LOCAL) else { throw BenchError("dlopen \(name) failed") }
                 if dlsym(handle, "missive_plugin_entry_v1") != nil { loaded += 1 }
             }
-        case "missive":
-            let result = MessageRegistry.discover(searchPath: PluginSearchPath(entries: [.init(directory: directory, source: .explicit)]))
+        case "missive", "missive-cached":
+            let cache = mode == "missive-cached" ? PluginMetadataCache(file: directory + "/.metadata-cache") : nil
+            let result = MessageRegistry.discover(
+                searchPath: PluginSearchPath(entries: [.init(directory: directory, source: .explicit)]), metadataCache: cache)
             guard result.rejections.isEmpty else { throw BenchError("rejections: \(result.rejections.prefix(3))") }
+            if let cache, cache.statistics.misses > 0 && cache.statistics.hits > 0 { throw BenchError("cache only partly warm") }
             loaded = result.plugins.count
         default:
             throw BenchError("unknown startup mode \(mode)")
@@ -98,22 +101,27 @@ enum Startup {
     }
 
     /// Runs each mode `runs` times, alternating, each in a fresh process.
-    static func measure(directory: String, runs: Int) throws -> (floor: Samples, missive: Samples, files: Int) {
-        var floor: [Double] = [], missive: [Double] = []
+    static func measure(directory: String, runs: Int) throws -> (floor: Samples, missive: Samples, cached: Samples, files: Int) {
+        var floor: [Double] = [], missive: [Double] = [], cached: [Double] = []
         var files = 0
         for run in 0..<(runs + 1) {
-            for mode in run % 2 == 0 ? ["floor", "missive"] : ["missive", "floor"] {
+            let modes = ["floor", "missive", "missive-cached"]
+            for mode in run % 2 == 0 ? modes : modes.reversed() {
                 let output = try runSelf(["startup-child", mode, directory])
                 let fields = output.split(separator: " ")
                 guard fields.count == 2, let milliseconds = Double(fields[0]), let count = Int(fields[1]) else {
                     throw BenchError("startup child printed \(output)")
                 }
                 files = count
-                if run == 0 { continue }  // the first round warms the page cache
-                if mode == "floor" { floor.append(milliseconds) } else { missive.append(milliseconds) }
+                if run == 0 { continue }  // the first round warms the page cache and fills the metadata cache
+                switch mode {
+                case "floor": floor.append(milliseconds)
+                case "missive": missive.append(milliseconds)
+                default: cached.append(milliseconds)
+                }
             }
         }
-        return (Samples(values: floor), Samples(values: missive), files)
+        return (Samples(values: floor), Samples(values: missive), Samples(values: cached), files)
     }
 }
 

@@ -53,11 +53,7 @@ public enum PluginLoader {
 
     /// Loads one plugin file whose metadata was already read (or taken from a cache).
     static func load(_ path: String, metadata: PluginMetadata) throws(MissiveError) -> LoadedPlugin {
-        guard metadata.abiMajor == Int(MISSIVE_ABI_MAJOR) else {
-            throw MissiveError(
-                .unsupportedABI, "built for Missive plugin ABI \(metadata.abiMajor); this host supports ABI \(MISSIVE_ABI_MAJOR)",
-                file: path)
-        }
+        try checkSupported(metadata, path: path)
         let probe = try probe(path)
         if probe.path != path {
             throw MissiveError(.shadowed, "the same library as \(probe.path), which is already loaded", file: path)
@@ -73,6 +69,15 @@ public enum PluginLoader {
         }
         try checkAgreement(metadata: metadata, info: probe.info, types: types)
         return LoadedPlugin(info: probe.info, metadata: metadata, types: types)
+    }
+
+    /// Refuses metadata that declares an ABI major version this host does not support.
+    static func checkSupported(_ metadata: PluginMetadata, path: String) throws(MissiveError) {
+        guard metadata.abiMajor == Int(MISSIVE_ABI_MAJOR) else {
+            throw MissiveError(
+                .unsupportedABI, "built for Missive plugin ABI \(metadata.abiMajor); this host supports ABI \(MISSIVE_ABI_MAJOR)",
+                file: path)
+        }
     }
 
     /// Opens a library with `dlopen` without calling any of its code beyond its initialisers.

@@ -128,31 +128,35 @@ public final class PluginMetadataCache: Sendable {
         if rename(temporary, file) != 0 { unlink(temporary) }
     }
 
-    /// The entries of a cache file, or `nil` when it is missing or malformed.
+    /// The entries of a cache file, or `nil` when it is missing or malformed. Works on bytes: splitting a
+    /// `String` goes by grapheme clusters, which made this the slowest part of a cached startup.
     private static func read(_ file: String) -> [String: Entry]? {
         guard let data = FileManager.default.contents(atPath: file) else { return nil }
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
-        guard lines.first == Substring(header) else { return nil }
+        let bytes = [UInt8](data)
+        let lines = bytes.split(separator: 0x0A)
+        guard let first = lines.first, first.elementsEqual(header.utf8) else { return nil }
         var entries: [String: Entry] = [:]
         var current: (path: String, identity: FileIdentity, metadata: PluginMetadata)?
         func finish() {
             if let current { entries[current.path] = Entry(identity: current.identity, metadata: current.metadata, used: false) }
         }
         for line in lines.dropFirst() {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(unescape)
-            switch fields.first {
-            case "P":
-                guard fields.count == 11, let device = UInt64(fields[2]), let inode = UInt64(fields[3]), let size = Int64(fields[4]),
-                      let seconds = Int64(fields[5]), let nanoseconds = Int64(fields[6]), let abi = Int(fields[10])
+            let fields = line.split(separator: 0x09, omittingEmptySubsequences: false)
+            switch fields[0].count == 1 ? fields[0].first : nil {
+            case UInt8(ascii: "P"):
+                guard fields.count == 11, let device = UInt64(text(fields[2])), let inode = UInt64(text(fields[3])),
+                      let size = Int64(text(fields[4])), let seconds = Int64(text(fields[5])),
+                      let nanoseconds = Int64(text(fields[6])), let abi = Int(text(fields[10]))
                 else { return nil }
                 finish()
-                current = (fields[1], FileIdentity(device: device, inode: inode, size: size, seconds: seconds, nanoseconds: nanoseconds),
-                           PluginMetadata(name: fields[7], version: fields[8], vendor: fields[9], abiMajor: abi, types: []))
-            case "T":
-                guard fields.count == 5, current != nil, let persistence = UInt32(fields[3]) else { return nil }
+                current = (text(fields[1]), FileIdentity(device: device, inode: inode, size: size, seconds: seconds, nanoseconds: nanoseconds),
+                           PluginMetadata(name: text(fields[7]), version: text(fields[8]), vendor: text(fields[9]), abiMajor: abi, types: []))
+            case UInt8(ascii: "T"):
+                guard fields.count == 5, current != nil, let persistence = UInt32(text(fields[3])) else { return nil }
+                let businessID = text(fields[2])
                 current!.metadata.types.append(
-                    PluginMetadata.TypeEntry(objectName: fields[1], businessID: fields[2].isEmpty ? nil : fields[2],
-                                             persistenceValue: persistence, isMedia: fields[4] == "1"))
+                    PluginMetadata.TypeEntry(objectName: text(fields[1]), businessID: businessID.isEmpty ? nil : businessID,
+                                             persistenceValue: persistence, isMedia: fields[4].elementsEqual([UInt8(ascii: "1")])))
             default:
                 return nil
             }
@@ -161,24 +165,27 @@ public final class PluginMetadataCache: Sendable {
         return entries
     }
 
+    /// A field's text, unescaped.
+    private static func text(_ field: ArraySlice<UInt8>) -> String {
+        guard field.contains(UInt8(ascii: "\\")) else { return String(decoding: field, as: UTF8.self) }
+        var out: [UInt8] = []
+        var escaping = false
+        for byte in field {
+            if escaping {
+                out.append(byte == UInt8(ascii: "t") ? 0x09 : byte == UInt8(ascii: "n") ? 0x0A : byte)
+                escaping = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaping = true
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     private static func escape(_ text: String) -> String {
         guard text.contains(where: { $0 == "\\" || $0 == "\t" || $0 == "\n" }) else { return text }
         return text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\n", with: "\\n")
     }
 
-    private static func unescape(_ field: Substring) -> String {
-        guard field.contains("\\") else { return String(field) }
-        var out = "", escaping = false
-        for character in field {
-            if escaping {
-                out.append(character == "t" ? "\t" : character == "n" ? "\n" : character)
-                escaping = false
-            } else if character == "\\" {
-                escaping = true
-            } else {
-                out.append(character)
-            }
-        }
-        return out
-    }
 }

@@ -119,7 +119,8 @@ public struct PluginSearchPath: Sendable, Hashable {
                 problems.append(MissiveError(.ioFailure, "cannot list plugin folder", file: directory))
                 continue
             }
-            for name in names.filter({ $0.hasSuffix(".so") }).sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            let plugins = names.filter { $0.hasSuffix(".so") }.map { (name: $0, bytes: Array($0.utf8)) }
+            for name in plugins.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }).map(\.name) {
                 let path = directory + "/" + name
                 guard let identity = FileIdentity.of(path) else { continue }
                 if let earlier = firstByName[name] {

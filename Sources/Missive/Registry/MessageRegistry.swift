@@ -67,7 +67,7 @@ public struct MessageRegistry: Sendable {
                 return unknown(.unknownBusinessID(businessID), businessID: businessID)
             }
             type = types[target]
-        case .native, .plugin:
+        case .native, .plugin, .deferred:
             break
         }
         switch type.decode(content) {
@@ -130,6 +130,28 @@ extension MessageRegistry {
             return refused
         }
 
+        /// Registers every type a not-yet-loaded plugin's metadata declares; see ``PluginLoading/lazy``.
+        mutating func register(_ plugin: DeferredPlugin) -> [MissiveError] {
+            var refused: [MissiveError] = []
+            for type in plugin.metadata.types {
+                guard let persistence = type.persistence else {
+                    refused.append(MissiveError(.invalidMetadata, "persistence \(type.persistenceValue) is not one of 0, 1, 3 and 16",
+                                                file: plugin.path, objectName: type.objectName))
+                    continue
+                }
+                let entry = RegisteredType(
+                    objectName: type.objectName, businessID: type.businessID, persistence: persistence, isMedia: type.isMedia,
+                    origin: .plugin(plugin.info), decoder: .deferred(plugin))
+                do {
+                    try check(entry, file: plugin.path)
+                    add(entry)
+                } catch {
+                    refused.append(error)
+                }
+            }
+            return refused
+        }
+
         /// The registry. The builder can go on being used; the registry does not change.
         public func build() -> MessageRegistry {
             MessageRegistry(types: types, byObjectName: byObjectName, byBusinessID: byBusinessID)
@@ -137,7 +159,7 @@ extension MessageRegistry {
 
         private static func registered<T: MessageType>(_ type: T.Type, origin: RegisteredType.Origin) -> RegisteredType {
             RegisteredType(objectName: T.objectName, businessID: T.businessID, persistence: T.persistence,
-                           isMedia: T.self is any MediaMessageContent.Type, origin: origin, decoder: .native(type))
+                           isMedia: T.isMediaType, origin: origin, decoder: .native(type))
         }
 
         private func check(_ entry: RegisteredType, file: String?) throws(MissiveError) {
@@ -180,6 +202,8 @@ public struct DiscoveryResult: Sendable {
     public let registry: MessageRegistry
     /// The plugins that loaded (some of their types may still have been refused).
     public let plugins: [LoadedPlugin]
+    /// With ``PluginLoading/lazy``, the plugins registered from their metadata and not loaded yet.
+    public let deferredPlugins: [PluginInfo]
     /// Every file and type refused, each naming the file and the reason.
     public let rejections: [MissiveError]
 }
@@ -191,12 +215,14 @@ extension MessageRegistry {
     /// search-path order, then by file name, and the first to claim a name keeps it. With a
     /// `metadataCache`, unchanged files' metadata comes from the cache instead of the files.
     public static func discover(
-        searchPath: PluginSearchPath = .standard(), includeBuiltIns: Bool = true, metadataCache: PluginMetadataCache? = nil
+        searchPath: PluginSearchPath = .standard(), includeBuiltIns: Bool = true, metadataCache: PluginMetadataCache? = nil,
+        loading: PluginLoading = .eager
     ) -> DiscoveryResult {
         var builder = Builder(includeBuiltIns: includeBuiltIns)
         let (files, problems) = searchPath.candidates()
         var rejections = problems
         var plugins: [LoadedPlugin] = []
+        var deferred: [PluginInfo] = []
         defer { metadataCache?.save() }
         for (file, identity) in files {
             do {
@@ -206,6 +232,13 @@ extension MessageRegistry {
                 } else {
                     metadata = try PluginMetadata.read(fromFile: file)
                 }
+                if loading == .lazy {
+                    try PluginLoader.checkSupported(metadata, path: file)
+                    let plugin = DeferredPlugin(path: file, metadata: metadata)
+                    deferred.append(plugin.info)
+                    rejections += builder.register(plugin)
+                    continue
+                }
                 let plugin = try PluginLoader.load(file, metadata: metadata)
                 plugins.append(plugin)
                 rejections += builder.register(plugin)
@@ -213,6 +246,6 @@ extension MessageRegistry {
                 rejections.append(error)
             }
         }
-        return DiscoveryResult(registry: builder.build(), plugins: plugins, rejections: rejections)
+        return DiscoveryResult(registry: builder.build(), plugins: plugins, deferredPlugins: deferred, rejections: rejections)
     }
 }

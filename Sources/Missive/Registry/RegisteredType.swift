@@ -19,6 +19,8 @@ public struct RegisteredType: Sendable {
         case native(any MessageType.Type)
         /// A plugin's C functions.
         case plugin(PluginType)
+        /// A plugin's C functions, once the plugin is loaded on first use.
+        case deferred(DeferredPlugin)
         /// `MS:Custom`: dispatch on the content's `businessID`.
         case customDispatch
         /// `MS:Unknown`: never decoded as itself.
@@ -51,6 +53,7 @@ public struct RegisteredType: Sendable {
         switch decoder {
         case .native(let type): Self.encodedExamples(type)
         case .plugin(let type): type.examples
+        case .deferred(let plugin): (try? plugin.type(objectName).get())?.examples ?? []
         case .customDispatch, .unknown: []
         }
     }
@@ -66,6 +69,8 @@ public struct RegisteredType: Sendable {
             return Self.decodeNative(type, content)
         case .plugin(let type):
             return type.decode(content).map { $0 }
+        case .deferred(let plugin):
+            return plugin.type(objectName).flatMap { $0.decode(content).map { $0 } }
         case .customDispatch, .unknown:
             return .failure(MissiveError(.malformedContent, "\(objectName) is not decoded directly", objectName: objectName))
         }

@@ -97,6 +97,17 @@ enum Fixtures {
         return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 
+    /// The files mapped into this process, from `/proc/self/maps`.
+    static func mappedFiles() throws -> Set<String> {
+        // /proc files report a size of 0, so read until the end instead of by size.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/maps"))
+        defer { try? handle.close() }
+        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        return Set(maps.split(separator: "\n").compactMap { line in
+            line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(5).first.map(String.init)
+        })
+    }
+
     /// An envelope around `content`.
     static func envelope(
         _ objectName: String, _ content: String, persistence: Persistence? = nil, fallbackText: String? = nil

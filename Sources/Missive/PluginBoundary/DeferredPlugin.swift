@@ -1,0 +1,51 @@
+import Synchronization
+
+/// When plugin code is loaded during discovery.
+public enum PluginLoading: Sendable, Hashable {
+    /// Every plugin is loaded, its entry called and its descriptor checked against its metadata during
+    /// discovery, so that every problem is reported at startup. The default.
+    case eager
+    /// Types are registered from the metadata alone (a metadata cache makes that cheap), and a plugin is
+    /// loaded the first time one of its types decodes. Startup touches no plugin code, but a plugin that
+    /// fails to load is found only then: its types' messages become ``UnknownMessage``s that carry the reason,
+    /// losing nothing.
+    case lazy
+}
+
+/// A plugin registered from its metadata, loaded on first use, once, whichever thread gets there first.
+final class DeferredPlugin: Sendable {
+    let path: String
+    let metadata: PluginMetadata
+    private let loaded = Mutex<Result<[String: PluginType], MissiveError>?>(nil)
+
+    init(path: String, metadata: PluginMetadata) {
+        self.path = path
+        self.metadata = metadata
+    }
+
+    /// The plugin's identity as its metadata states it.
+    var info: PluginInfo {
+        PluginInfo(name: metadata.name, version: metadata.version, vendor: metadata.vendor, abiVersion: "\(metadata.abiMajor)", path: path)
+    }
+
+    /// The loaded type named `objectName`, loading the plugin if this is the first use.
+    func type(_ objectName: String) -> Result<PluginType, MissiveError> {
+        let types = loaded.withLock { state in
+            if let state { return state }
+            let result = Result { () throws(MissiveError) in
+                Dictionary(try PluginLoader.load(path, metadata: metadata).types.map { ($0.objectName, $0) }) { first, _ in first }
+            }
+            state = result
+            return result
+        }
+        switch types {
+        case .failure(let error):
+            return .failure(MissiveError(error.code, "the plugin failed to load: \(error.message)", file: path, objectName: objectName))
+        case .success(let types):
+            guard let type = types[objectName] else {
+                return .failure(MissiveError(.metadataMismatch, "the loaded plugin has no type \(objectName)", file: path, objectName: objectName))
+            }
+            return .success(type)
+        }
+    }
+}
