@@ -62,6 +62,20 @@ import Testing
         }
     }
 
+    @Test(arguments: [
+        ([0xC0, 0xAF], false), ([0xED, 0xA0, 0x80], false), ([0xF4, 0x90, 0x80, 0x80], false), ([0xE2, 0x82], false),
+        ([0xF0, 0x9F, 0x98, 0x80], true), ([0xC3, 0xA9], true),
+    ] as [([UInt8], Bool)])
+    func utf8IsValidatedStrictly(bytes: [UInt8], valid: Bool) throws {
+        let line = Array(#"{"id":"m","conversationID":"c","senderID":"s","sentAt":1,"objectName":"MS:Text","content":{"content":""#.utf8)
+            + bytes + Array(#""}}"#.utf8)
+        if valid {
+            #expect(try Envelope(parsing: line).content == Array(#"{"content":""#.utf8) + bytes + Array(#""}"#.utf8))
+        } else {
+            #expect(throws: MissiveError.self) { try Envelope(parsing: line) }
+        }
+    }
+
     @Test func registryReportsMalformedLines() throws {
         let registry = MessageRegistry.Builder().build()
         #expect(throws: MissiveError.self) { try registry.decode(line: Array("not json".utf8)) }

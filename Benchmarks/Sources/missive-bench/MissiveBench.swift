@@ -14,6 +14,7 @@ struct MissiveBench {
             switch arguments.first {
             case "startup-child": try Startup.child(mode: arguments[1], directory: arguments[2])
             case "memory-child": try Memory.child(samples: arguments[1], generated: arguments[2], messages: Int(arguments[3])!)
+            case "profile-decode": try profileDecode(decoder: arguments[1], plugins: arguments[2], messages: Int(arguments[3])!)
             default: try run(Options(arguments))
             }
         } catch {
@@ -60,6 +61,7 @@ struct MissiveBench {
         print("| floor: dlopen + dlsym of each file | \(startup.floor.summary(2)) | 1.00 |")
         print("| Missive: discover, read metadata, load, validate, register | \(startup.missive.summary(2)) | \(format(startup.missive.median / startup.floor.median, 2)) |")
         print("| Missive with a warm metadata cache | \(startup.cached.summary(2)) | \(format(startup.cached.median / startup.floor.median, 2)) |")
+        print("| Missive, lazy loading, warm metadata cache (no plugin loaded yet) | \(startup.lazy.summary(2)) | \(format(startup.lazy.median / startup.floor.median, 2)) |")
         print("")
 
         // 2. Decode.
@@ -99,6 +101,24 @@ struct MissiveBench {
         let memory = try runSelf(["memory-child", options.plugins, generated, String(options.messages)])
         print("## Memory (one process: \(Startup.pluginCount) generated plugins plus the samples, then \(options.messages) decodes)\n")
         print(memory)
+    }
+
+    /// Decodes `messages` lines with one decoder and nothing else, to run under a profiler:
+    /// `valgrind --tool=callgrind missive-bench profile-decode missive|native|protobuf PLUGINS N`.
+    static func profileDecode(decoder name: String, plugins: String, messages: Int) throws {
+        let corpus = Corpus()
+        let decoder: any BenchDecoder
+        switch name {
+        case "missive":
+            let registry = MessageRegistry.discover(searchPath: PluginSearchPath(entries: [.init(directory: plugins, source: .explicit)])).registry
+            decoder = MissiveDecoder(registry: registry)
+        case "native": decoder = NativeDecoder()
+        case "protobuf":
+            ProtobufDecoder.registerTypes()
+            decoder = ProtobufDecoder()
+        default: throw BenchError("unknown decoder \(name)")
+        }
+        print(throughput(decoder, corpus, messages: messages, threads: 1))
     }
 
     /// Messages per second for one decoder over `messages` lines.

@@ -86,13 +86,14 @@ enum Startup {
                 guard let handle = dlopen(directory + "/" + name, RTLD_NOW | RTLD_LOCAL) else { throw BenchError("dlopen \(name) failed") }
                 if dlsym(handle, "missive_plugin_entry_v1") != nil { loaded += 1 }
             }
-        case "missive", "missive-cached":
-            let cache = mode == "missive-cached" ? PluginMetadataCache(file: directory + "/.metadata-cache") : nil
+        case "missive", "missive-cached", "missive-lazy":
+            let cache = mode == "missive" ? nil : PluginMetadataCache(file: directory + "/.metadata-cache")
             let result = MessageRegistry.discover(
-                searchPath: PluginSearchPath(entries: [.init(directory: directory, source: .explicit)]), metadataCache: cache)
+                searchPath: PluginSearchPath(entries: [.init(directory: directory, source: .explicit)]), metadataCache: cache,
+                loading: mode == "missive-lazy" ? .lazy : .eager)
             guard result.rejections.isEmpty else { throw BenchError("rejections: \(result.rejections.prefix(3))") }
             if let cache, cache.statistics.misses > 0 && cache.statistics.hits > 0 { throw BenchError("cache only partly warm") }
-            loaded = result.plugins.count
+            loaded = result.plugins.count + result.deferredPlugins.count
         default:
             throw BenchError("unknown startup mode \(mode)")
         }
@@ -101,11 +102,11 @@ enum Startup {
     }
 
     /// Runs each mode `runs` times, alternating, each in a fresh process.
-    static func measure(directory: String, runs: Int) throws -> (floor: Samples, missive: Samples, cached: Samples, files: Int) {
-        var floor: [Double] = [], missive: [Double] = [], cached: [Double] = []
+    static func measure(directory: String, runs: Int) throws -> (floor: Samples, missive: Samples, cached: Samples, lazy: Samples, files: Int) {
+        var floor: [Double] = [], missive: [Double] = [], cached: [Double] = [], lazy: [Double] = []
         var files = 0
         for run in 0..<(runs + 1) {
-            let modes = ["floor", "missive", "missive-cached"]
+            let modes = ["floor", "missive", "missive-cached", "missive-lazy"]
             for mode in run % 2 == 0 ? modes : modes.reversed() {
                 let output = try runSelf(["startup-child", mode, directory])
                 let fields = output.split(separator: " ")
@@ -117,11 +118,12 @@ enum Startup {
                 switch mode {
                 case "floor": floor.append(milliseconds)
                 case "missive": missive.append(milliseconds)
-                default: cached.append(milliseconds)
+                case "missive-cached": cached.append(milliseconds)
+                default: lazy.append(milliseconds)
                 }
             }
         }
-        return (Samples(values: floor), Samples(values: missive), Samples(values: cached), files)
+        return (Samples(values: floor), Samples(values: missive), Samples(values: cached), Samples(values: lazy), files)
     }
 }
 

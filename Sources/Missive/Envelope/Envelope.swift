@@ -89,72 +89,117 @@ public struct Envelope: Sendable, Hashable {
     }
 
     private static func parse(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Envelope, MissiveError> {
-        guard String(validating: buffer, as: UTF8.self) != nil else {
+        guard isValidUTF8(buffer) else {
             return .failure(MissiveError(.malformedEnvelope, "envelope is not valid UTF-8"))
         }
+        // Typed locals and a bit per known field: this runs once per message, so no dictionaries.
         var scanner = JSONScanner(buffer)
         let reader = JSONValueReader(buffer)
-        var strings: [String: String] = [:]
+        var id: String?, conversationID: String?, senderID: String?, objectName: String?
+        var parentID: String?, fallbackText: String?, pushContent: String?
         var sentAt: Int64?
         var content: Range<Int>?
         var persistence: Persistence?
         var additional: [AdditionalField] = []
-        var seen: Set<String> = []
+        var seen: UInt16 = 0
         var problem: String?
 
         func fieldError(_ name: String, _ expected: String) -> JSONSyntaxError {
             JSONSyntaxError(offset: -1, message: "field '\(name)' must be \(expected)")
         }
 
-        do {
+        do throws(JSONSyntaxError) {
             try scanner.scanObject { (name, range) throws(JSONSyntaxError) in
-                guard seen.insert(name).inserted else {
-                    throw JSONSyntaxError(offset: range.lowerBound, message: "field '\(name)' appears twice")
-                }
-                switch name {
-                case "id", "conversationID", "senderID", "objectName", "parentID", "fallbackText", "pushContent":
-                    if name == "parentID" || name == "fallbackText" || name == "pushContent",
-                        reader.firstByte(range) == UInt8(ascii: "n")
-                    {
-                        return  // explicit null: absent
-                    }
+                func string(optional: Bool) throws(JSONSyntaxError) -> String? {
+                    if optional && reader.firstByte(range) == UInt8(ascii: "n") { return nil }  // explicit null: absent
                     guard let value = reader.stringValue(range) else { throw fieldError(name, "a string") }
-                    strings[name] = value
+                    return value
+                }
+                let bit: UInt16
+                switch name {
+                case "id": bit = 1 << 0; id = try string(optional: false)
+                case "conversationID": bit = 1 << 1; conversationID = try string(optional: false)
+                case "senderID": bit = 1 << 2; senderID = try string(optional: false)
+                case "objectName": bit = 1 << 3; objectName = try string(optional: false)
+                case "parentID": bit = 1 << 4; parentID = try string(optional: true)
+                case "fallbackText": bit = 1 << 5; fallbackText = try string(optional: true)
+                case "pushContent": bit = 1 << 6; pushContent = try string(optional: true)
                 case "sentAt":
+                    bit = 1 << 7
                     guard let value = reader.decodeInt64(range) else { throw fieldError(name, "an integer (milliseconds since 1970)") }
                     sentAt = value
                 case "content":
+                    bit = 1 << 8
                     content = range
                 case "persistence":
-                    if reader.firstByte(range) == UInt8(ascii: "n") { return }
-                    guard let raw = reader.decodeInt64(range), let flag = UInt32(exactly: raw).flatMap(Persistence.init(rawValue:)) else {
-                        throw fieldError(name, "one of 0, 1, 3 and 16")
+                    bit = 1 << 9
+                    if reader.firstByte(range) != UInt8(ascii: "n") {
+                        guard let raw = reader.decodeInt64(range), let flag = UInt32(exactly: raw).flatMap(Persistence.init(rawValue:)) else {
+                            throw fieldError(name, "one of 0, 1, 3 and 16")
+                        }
+                        persistence = flag
                     }
-                    persistence = flag
                 default:
+                    if additional.contains(where: { $0.name == name }) {
+                        throw JSONSyntaxError(offset: range.lowerBound, message: "field '\(name)' appears twice")
+                    }
                     additional.append(AdditionalField(name: name, rawValue: Array(buffer[range])))
+                    return
                 }
+                guard seen & bit == 0 else { throw JSONSyntaxError(offset: range.lowerBound, message: "field '\(name)' appears twice") }
+                seen |= bit
             }
         } catch {
             problem = error.offset < 0 ? error.message : error.description
         }
         if problem == nil {
-            for name in ["id", "conversationID", "senderID", "objectName"] where strings[name] == nil {
+            for (name, value) in [("id", id), ("conversationID", conversationID), ("senderID", senderID), ("objectName", objectName)]
+            where value == nil {
                 problem = "missing required field '\(name)'"
                 break
             }
         }
         if problem == nil && sentAt == nil { problem = "missing required field 'sentAt'" }
         if problem == nil && content == nil { problem = "missing required field 'content'" }
-        if let problem {
-            return .failure(MissiveError(.malformedEnvelope, problem, objectName: strings["objectName"]))
+        guard problem == nil, let id, let conversationID, let senderID, let objectName, let sentAt, let content else {
+            return .failure(MissiveError(.malformedEnvelope, problem ?? "malformed envelope", objectName: objectName))
         }
         return .success(
             Envelope(
-                id: strings["id"]!, conversationID: strings["conversationID"]!, senderID: strings["senderID"]!,
-                sentAt: sentAt!, objectName: strings["objectName"]!, content: Array(buffer[content!]),
-                parentID: strings["parentID"], persistence: persistence, fallbackText: strings["fallbackText"],
-                pushContent: strings["pushContent"], additionalFields: additional))
+                id: id, conversationID: conversationID, senderID: senderID, sentAt: sentAt, objectName: objectName,
+                content: Array(buffer[content]), parentID: parentID, persistence: persistence, fallbackText: fallbackText,
+                pushContent: pushContent, additionalFields: additional))
+    }
+
+    /// Whether bytes are well-formed UTF-8 (no overlong forms, surrogates or values above U+10FFFF), without
+    /// allocating: ASCII, the common case, costs one comparison a byte.
+    private static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let lead = bytes[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            let length: Int, minimum: UInt32
+            switch lead {
+            case 0xC2...0xDF: (length, minimum) = (2, 0x80)
+            case 0xE0...0xEF: (length, minimum) = (3, 0x800)
+            case 0xF0...0xF4: (length, minimum) = (4, 0x10000)
+            default: return false
+            }
+            guard index + length <= count else { return false }
+            var scalar = UInt32(lead) & (0xFF >> (length + 1))
+            for offset in 1..<length {
+                let byte = bytes[index + offset]
+                guard byte & 0xC0 == 0x80 else { return false }
+                scalar = scalar << 6 | UInt32(byte & 0x3F)
+            }
+            guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else { return false }
+            index += length
+        }
+        return true
     }
 
     /// The envelope as one line of JSON, without a trailing newline.
