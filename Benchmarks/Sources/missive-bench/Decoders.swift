@@ -126,37 +126,40 @@ struct ProtobufDecoder: BenchDecoder {
         return digest.utf8.count + words.count
     }
 
+    /// Unpacks by switching on the type URL once (asking `isA` type after type would cost more than the decode).
     private func view(of any: Google_Protobuf_Any) -> (String, [String])? {
         do {
-            if any.isA(Missive_Bench_Link.self) {
+            switch any.typeURL {
+            case "type.googleapis.com/missive.bench.Link":
                 let value = try Missive_Bench_Link(unpackingAny: any)
                 return (value.text, [value.text])
-            } else if any.isA(Missive_Bench_Poll.self) {
+            case "type.googleapis.com/missive.bench.Poll":
                 let value = try Missive_Bench_Poll(unpackingAny: any)
                 return ("[Poll] \(value.question)", [value.question] + value.options)
-            } else if any.isA(Missive_Bench_Typing.self) {
+            case "type.googleapis.com/missive.bench.Typing":
                 let value = try Missive_Bench_Typing(unpackingAny: any)
                 return (value.isTyping ? "\(value.userID) is typing…" : "\(value.userID) stopped typing", [])
-            } else if any.isA(Missive_Bench_Sticker.self) {
+            case "type.googleapis.com/missive.bench.Sticker":
                 let value = try Missive_Bench_Sticker(unpackingAny: any)
                 return ("[Sticker] \(value.name)", [value.pack, value.name])
-            } else if any.isA(Missive_Bench_Rating.self) {
+            case "type.googleapis.com/missive.bench.Rating":
                 let value = try Missive_Bench_Rating(unpackingAny: any)
                 let score = Int(value.score)
                 return ("[Rating] \(String(repeating: "★", count: score))\(String(repeating: "☆", count: 5 - score)) \(value.comment)", value.comment.isEmpty ? [] : [value.comment])
-            } else if any.isA(Missive_Bench_Text.self) {
+            case "type.googleapis.com/missive.bench.Text":
                 let value = try Missive_Bench_Text(unpackingAny: any)
                 return (value.content, [value.content])
-            } else if any.isA(Missive_Bench_Image.self) {
+            case "type.googleapis.com/missive.bench.Image":
                 _ = try Missive_Bench_Image(unpackingAny: any)
                 return ("[Image]", [])
-            } else if any.isA(Missive_Bench_Location.self) {
+            case "type.googleapis.com/missive.bench.Location":
                 let value = try Missive_Bench_Location(unpackingAny: any)
                 return (value.poi.isEmpty ? "[Location]" : "[Location] \(value.poi)", value.poi.isEmpty ? [] : [value.poi])
+            default:
+                return nil
             }
         } catch {
             return nil
         }
-        return nil
     }
 }
