@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -71,7 +70,7 @@ enum ChildProcess {
         close(writeEnd)
         guard spawned == 0 else { throw ChildProcessError("cannot start \(executable): errno \(spawned)") }
 
-        let tail = Tail(limit: outputTailSize)
+        var tail = Tail(limit: outputTailSize)
         let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
         var status: Int32 = 0
         var termination: Termination?
@@ -121,20 +120,15 @@ enum ChildProcess {
     }
 
     /// The last `limit` bytes written.
-    private final class Tail: @unchecked Sendable {
-        private let lock = NSLock()
-        private let limit: Int
-        private var bytes = Data()
+    private struct Tail {
+        let limit: Int
+        private(set) var data = Data()
 
         init(limit: Int) { self.limit = limit }
 
-        var data: Data { lock.withLock { bytes } }
-
-        func append(_ chunk: Data) {
-            lock.withLock {
-                bytes.append(chunk)
-                if bytes.count > limit { bytes = bytes.suffix(limit) }
-            }
+        mutating func append(_ chunk: Data) {
+            data.append(chunk)
+            if data.count > limit { data = data.suffix(limit) }
         }
     }
 }

@@ -79,11 +79,12 @@ public struct ConformanceReport: Sendable {
     public var passed: Bool { plugins.allSatisfy(\.passed) }
 
     /// How many results ended each way, by outcome name, plus `expected-failure`.
-    public var counts: [String: Int] {
+    public var counts: [String: Int] { Self.counts(plugins.flatMap(\.results)) }
+
+    /// How many of `results` ended each way, by outcome name, plus `expected-failure`.
+    static func counts(_ results: [CheckResult]) -> [String: Int] {
         var counts: [String: Int] = [:]
-        for result in plugins.flatMap(\.results) {
-            counts[result.isExpectedFailure ? "expected-failure" : result.outcome.name, default: 0] += 1
-        }
+        for result in results { counts[result.isExpectedFailure ? "expected-failure" : result.outcome.name, default: 0] += 1 }
         return counts
     }
 }

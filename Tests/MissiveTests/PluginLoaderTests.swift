@@ -1,5 +1,5 @@
 import Foundation
-import Missive
+@testable import Missive
 import Testing
 
 /// The real loader on real files: the samples load, and each kind of bad file is refused with its reason
@@ -118,7 +118,8 @@ import Testing
         let path = directory + "/libCRating.so"
         let first = try PluginLoader.load(path)
         let again = try PluginLoader.load(path)
-        #expect(again.info == first.info)
+        // The very same validated types: a second entry call would have built new ones.
+        #expect(again.types.count == 1 && again.types[0] === first.types[0])
 
         // A symbolic link in a later folder reaches the same library: it is reported, not loaded twice.
         let other = try Fixtures.temporaryDirectory()

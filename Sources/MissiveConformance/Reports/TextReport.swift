@@ -48,8 +48,7 @@ public enum TextReport {
 
     private static func summary(_ results: [CheckResult]) -> String {
         let order = ["passed", "failed", "crashed", "timed-out", "skipped", "warning", "expected-failure"]
-        var counts: [String: Int] = [:]
-        for result in results { counts[result.isExpectedFailure ? "expected-failure" : result.outcome.name, default: 0] += 1 }
+        let counts = ConformanceReport.counts(results)
         return order.map { "\(counts[$0, default: 0]) \($0)" }.joined(separator: ", ")
     }
 }
