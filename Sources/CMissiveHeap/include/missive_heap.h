@@ -8,7 +8,8 @@
  * (glibc's mallinfo2: uordblks + hblkhd). 0 where the C library cannot tell. */
 size_t missive_heap_in_use(void);
 
-/* 1 when missive_heap_in_use counts, 0 when the C library gives no counter. */
+/* 1 when missive_heap_in_use sees this process's malloc; 0 when the C library has no counter or another
+ * allocator (a sanitizer, jemalloc, ...) has replaced malloc. */
 int missive_heap_supported(void);
 
 #endif
