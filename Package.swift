@@ -9,15 +9,6 @@ let strictSwift: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-/// The deliberately broken plugins in Tests/Fixtures/BrokenPlugins, each built as `libBroken<Name>.so`.
-/// Each differs from a valid plugin in one way, named by its folder.
-let brokenPlugins = [
-    "WrongABI", "NoEntry", "UnresolvedSymbol", "DuplicateNames", "ReservedPrefix", "MetadataMismatch",
-    "CrashInDecode", "HangInDecode", "AbortOnLoad", "NoRoundTrip", "DigestNewline", "DigestInvalidUTF8",
-    "LeakyRelease", "UnknownPersistence", "StatusPush", "AcceptsGarbage", "BadOutputs", "ExitInDecode", "FloodInDecode",
-    "ForkInDecode",
-]
-
 let package = Package(
     name: "Missive",
     platforms: [.macOS(.v15)],
@@ -34,10 +25,10 @@ let package = Package(
         .library(name: "DemoMessages", type: .dynamic, targets: ["DemoMessages"]),
         .library(name: "DemoMedia", type: .dynamic, targets: ["DemoMedia"]),
         .library(name: "CRating", type: .dynamic, targets: ["CRating"]),
-        // Deliberately broken plugins, loaded by the tests.
-    ] + brokenPlugins.map { .library(name: "Broken\($0)", type: .dynamic, targets: ["Broken\($0)"]) },
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
@@ -48,12 +39,18 @@ let package = Package(
         .target(name: "MissiveCore", swiftSettings: strictSwift),
 
         // The host library.
-        .target(name: "Missive", dependencies: ["MissiveCore", "CMissivePlugin"], swiftSettings: strictSwift),
+        .target(
+            name: "Missive",
+            dependencies: ["MissiveCore", "CMissivePlugin", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSwift
+        ),
 
         // The plugin SDK and its macros.
         .macro(
             name: "MissiveMacros",
             dependencies: [
+                // For the Swift compiler version the plugin records in its metadata.
+                "MissiveCore",
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
@@ -76,7 +73,10 @@ let package = Package(
         // The command-line tool.
         .executableTarget(
             name: "missive",
-            dependencies: ["Missive", "MissiveConformance", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "Missive", "MissiveConformance", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift
         ),
 
@@ -93,12 +93,8 @@ let package = Package(
         .target(name: "DemoMedia", dependencies: ["MissivePluginKit"], path: "SampleTypes/DemoMedia", swiftSettings: strictSwift),
         .target(name: "CRating", dependencies: ["CMissivePlugin"], path: "SampleTypes/CRating", publicHeadersPath: "."),
 
-        // Broken plugins (plain C, so each defect is exactly the one intended).
-        .target(name: "BrokenPluginSupport", dependencies: ["CMissivePlugin"], path: "Tests/Fixtures/BrokenPlugins/Support"),
-
-    ] + brokenPlugins.map {
-        .target(name: "Broken\($0)", dependencies: ["BrokenPluginSupport"], path: "Tests/Fixtures/BrokenPlugins/\($0)", publicHeadersPath: ".")
-    } + [
+        // The deliberately broken plugins are a package of their own, Tests/Fixtures/BrokenPlugins, which
+        // the tests build into .build/fixtures: off the default search path of `swift run missive`.
         .testTarget(
             name: "MissiveTests",
             dependencies: ["Missive", "MissivePluginKit"],

@@ -34,7 +34,7 @@ import Testing
         }
         // The broken fixtures built beside the samples are listed as rejected, with file and reason.
         let rejected = try #require(json["rejected"] as? [[String: Any]])
-        let noEntry = try #require(rejected.first { $0["file"] as? String == Fixtures.library("BrokenNoEntry") })
+        let noEntry = try #require(rejected.first { $0["file"] as? String == try Fixtures.brokenLibrary("BrokenNoEntry") })
         #expect(noEntry["code"] as? String == "missing-entry")
         #expect((noEntry["reason"] as? String)?.isEmpty == false)
     }

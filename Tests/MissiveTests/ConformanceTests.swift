@@ -79,8 +79,7 @@ import FoundationXML
     func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, expected: [String: String], options: [String]) throws {
         let file = "libBroken\(fixture).so"
         let run = try Fixtures.missive(
-            ["check", "--format", "json", "--seed", "1"] + options + [Fixtures.library("Broken\(fixture)"), Fixtures.library("CRating")],
-            environment: ["MISSIVE_FIXTURE_ABORT_ON_LOAD": "1"])
+            ["check", "--format", "json", "--seed", "1"] + options + [try Fixtures.brokenLibrary("Broken\(fixture)"), Fixtures.library("CRating")])
         #expect(run.status == 1)
         let report = try Report(run.stdout)
         for (check, outcome) in expected {
@@ -101,7 +100,7 @@ import FoundationXML
     @Test func aPluginThatForksIsJudgedOnItsCheckAndItsProcessesDoNotOutliveIt() throws {
         let start = ContinuousClock.now
         let run = try Fixtures.missive("check", "--include", "^examples.decode$", "--timeout", "20", "--format", "json",
-                                       Fixtures.library("BrokenForkInDecode"))
+                                       try Fixtures.brokenLibrary("BrokenForkInDecode"))
         #expect(run.status == 0, "\(run.stdout)")
         #expect(try Report(run.stdout).outcome("libBrokenForkInDecode.so", "examples.decode") == "passed")
         #expect(ContinuousClock.now - start < .seconds(15), "the forked process (it sleeps 60 s) must not hold the checker")
@@ -125,7 +124,7 @@ import FoundationXML
     @Test func expectedFailuresAreReportedAndCannotGoStale() throws {
         let directory = try Fixtures.temporaryDirectory()
         let list = directory + "/expected.txt"
-        let fixture = Fixtures.library("BrokenDuplicateNames")
+        let fixture = try Fixtures.brokenLibrary("BrokenDuplicateNames")
         try "# known problems\nnames.unique BrokenDuplicateNames\n".write(toFile: list, atomically: true, encoding: .utf8)
         let listed = try Fixtures.missive("check", "--expected-failures", list, "--include", "^names", "--format", "json", fixture)
         #expect(listed.status == 0, "\(listed.stdout)")
@@ -155,7 +154,7 @@ import FoundationXML
         let output = directory + "/report.xml"
         let run = try Fixtures.missive(
             "check", "--format", "junit", "--output", output, "--timeout", "5",
-            Fixtures.library("CRating"), Fixtures.library("BrokenNoRoundTrip"), Fixtures.library("BrokenCrashInDecode"))
+            Fixtures.library("CRating"), try Fixtures.brokenLibrary("BrokenNoRoundTrip"), try Fixtures.brokenLibrary("BrokenCrashInDecode"))
         #expect(run.status == 1)
         #expect(run.stderr.contains("report written to \(output)"))
 

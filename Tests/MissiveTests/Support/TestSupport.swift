@@ -22,6 +22,43 @@ enum Fixtures {
         "\(buildDirectory)/lib\(name).so"
     }
 
+    /// The path of the deliberately broken plugin `name` (`libBroken<name>.so` for `Broken<name>`).
+    ///
+    /// The broken plugins are a package of their own (`Tests/Fixtures/BrokenPlugins`), so that they never land
+    /// beside the `missive` executable, on its default search path. The first call builds that package into
+    /// `.build/fixtures`, once per test process.
+    static func brokenLibrary(_ name: String) throws -> String {
+        "\(try brokenBuildDirectory.get())/lib\(name).so"
+    }
+
+    /// The folder the broken plugins are built into, or why building them failed.
+    private static let brokenBuildDirectory: Result<String, FixtureBuildError> = {
+        let package = repositoryRoot + "/Tests/Fixtures/BrokenPlugins"
+        let scratch = repositoryRoot + "/.build/fixtures"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "build", "--package-path", package, "--scratch-path", scratch]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        do {
+            try process.run()
+        } catch {
+            return .failure(FixtureBuildError(description: "cannot run swift build for the broken plugins: \(error)"))
+        }
+        let log = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            return .failure(FixtureBuildError(description: "building the broken plugins failed:\n" + String(decoding: log, as: UTF8.self)))
+        }
+        return .success(scratch + "/debug")
+    }()
+
+    /// Why the broken plugins could not be built.
+    struct FixtureBuildError: Error, CustomStringConvertible {
+        let description: String
+    }
+
     /// A new empty folder. Loaded plugins are never unloaded, so the files in it must stay; the folder is
     /// left in the system's temporary directory.
     static func temporaryDirectory() throws -> String {
@@ -31,11 +68,13 @@ enum Fixtures {
     }
 
     /// A new folder holding copies of the given products, optionally renamed (`[product: file name]`).
+    /// Products named `Broken…` are the broken plugins; the others are the package's own.
     static func stage(_ products: [String], renamed: [String: String] = [:]) throws -> String {
         let directory = try temporaryDirectory()
         for product in products {
             let name = renamed[product] ?? "lib\(product).so"
-            try FileManager.default.copyItem(atPath: library(product), toPath: "\(directory)/\(name)")
+            let source = product.hasPrefix("Broken") ? try brokenLibrary(product) : library(product)
+            try FileManager.default.copyItem(atPath: source, toPath: "\(directory)/\(name)")
         }
         return directory
     }

@@ -1,0 +1,1 @@
+../../../../../Sources/CMissivePlugin/include/missive_plugin.h
