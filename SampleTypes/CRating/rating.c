@@ -11,7 +11,16 @@
 
 #include "missive_plugin.h"
 
-MISSIVE_METADATA_PLUGIN("CRating", "1.0.0", "Missive Samples");
+/* The plugin's identity, written once for the metadata and the descriptor, which must agree. A build may
+ * override them (the tests build an older copy and a rival plugin with the same types this way). */
+#ifndef RATING_PLUGIN_NAME
+#define RATING_PLUGIN_NAME "CRating"
+#endif
+#ifndef RATING_PLUGIN_VERSION
+#define RATING_PLUGIN_VERSION "1.0.0"
+#endif
+
+MISSIVE_METADATA_PLUGIN(RATING_PLUGIN_NAME, RATING_PLUGIN_VERSION, "Missive Samples");
 MISSIVE_METADATA_TYPE_BUSINESS("demo:rating", "evaluation", MISSIVE_PERSISTENCE_COUNTED, 0);
 
 typedef struct rating {
@@ -401,8 +410,8 @@ static const missive_type *const rating_types[] = {&rating_type};
 static const missive_plugin rating_plugin = {
     .abi_version = MISSIVE_ABI_VERSION,
     .struct_size = sizeof(missive_plugin),
-    .name = "CRating",
-    .version = "1.0.0",
+    .name = RATING_PLUGIN_NAME,
+    .version = RATING_PLUGIN_VERSION,
     .vendor = "Missive Samples",
     .type_count = 1,
     .types = rating_types,

@@ -13,6 +13,7 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
             case missingMetadata = "missing-metadata"
             case invalidMetadata = "invalid-metadata"
             case unsupportedABI = "unsupported-abi"
+            case incompatibleToolchain = "incompatible-toolchain"
             case loadFailed = "load-failed"
             case missingEntry = "missing-entry"
             case invalidDescriptor = "invalid-descriptor"
@@ -41,6 +42,8 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidMetadata = Code(.invalidMetadata)
         /// The plugin was built for an ABI version this host does not support.
         public static let unsupportedABI = Code(.unsupportedABI)
+        /// A Swift plugin was built by a Swift compiler whose major.minor version differs from the host's.
+        public static let incompatibleToolchain = Code(.incompatibleToolchain)
         /// `dlopen` failed (for example, a missing symbol or library).
         public static let loadFailed = Code(.loadFailed)
         /// The entry symbol is missing, or the entry returned no descriptor.

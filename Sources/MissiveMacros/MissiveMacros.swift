@@ -1,3 +1,4 @@
+import MissiveCore
 import SwiftCompilerPlugin
 import SwiftParser
 import SwiftSyntax
@@ -144,7 +145,12 @@ public struct MissivePluginMacro: DeclarationMacro {
         guard let types = arguments["types"]?.as(ArrayExprSyntax.self) else {
             throw MacroUsageError("types must be an array literal of message types, like [LinkMessage.self]")
         }
-        let record = jsonRecord([("record", "plugin"), ("abi", 1), ("name", name), ("version", version), ("vendor", vendor)])
+        // The macro is built by the same compiler as the plugin that uses it, in the same build, so the
+        // compiler version it was built with is the plugin's.
+        let record = jsonRecord([
+            ("record", "plugin"), ("abi", 1), ("abiMinor", 0), ("name", name), ("version", version), ("vendor", vendor),
+            ("swift", SwiftCompiler.version),
+        ])
         return [
             metadataDeclaration(named: "_missiveMetadata_plugin", record: record),
             """

@@ -81,7 +81,7 @@ extension MissiveCommand {
             options.timeout = timeout
             options.seed = seed ?? UInt64.random(in: 0...UInt64.max)
             options.against = against
-            options.isolation = inProcess ? .inProcess : .childProcess(executable: PluginSearchPath.executableDirectory()! + "/" + executableName)
+            options.isolation = inProcess ? .inProcess : .childProcess(executable: MissiveCommand.executablePath)
             do {
                 if let expectedFailures { options.expectedFailures = try ExpectedFailures(parsing: try String(contentsOfFile: expectedFailures, encoding: .utf8)) }
             } catch {
@@ -125,11 +125,6 @@ extension MissiveCommand {
                 Console.out(bytes: rendered)
             }
             if !report.passed { throw ExitCode(1) }
-        }
-
-        /// The name this executable was started as, to run the child checks.
-        private var executableName: String {
-            URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "missive").lastPathComponent
         }
 
         /// Files as given, and the `.so` files of folders, sorted.

@@ -21,6 +21,8 @@ extension MissiveCommand {
         @Option(help: "Output format: text or json (one JSON object per line).")
         var format: OutputFormat = .text
 
+        @OptionGroup var logging: LoggingOptions
+
         func run() throws {
             let data: Data
             do {
@@ -29,10 +31,8 @@ extension MissiveCommand {
                 Console.error("\(input): cannot read: \(error.localizedDescription)")
                 throw ExitCode(2)
             }
-            let result = plugins.discover()
-            for rejection in result.rejections {
-                Console.error("warning: refused \(rejection)")
-            }
+            // Refused plugin files are logged as warnings on standard error.
+            let result = plugins.discover(logger: logging.logger())
 
             var failed = false
             var lineNumber = 0

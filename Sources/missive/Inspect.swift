@@ -31,6 +31,8 @@ extension MissiveCommand {
                 json.field("version", metadata.version)
                 json.field("vendor", metadata.vendor)
                 json.field("abi", metadata.abiMajor)
+                json.field("abiVersion", metadata.abiVersion)
+                json.field("swiftVersion", metadata.swiftVersion)
                 json.key("types")
                 json.beginArray()
                 for type in metadata.types {
@@ -46,8 +48,11 @@ extension MissiveCommand {
                 json.endObject()
                 Console.out(bytes: json.bytes)
             case .text:
-                Console.out("\(metadata.name) \(metadata.version) by \(metadata.vendor), plugin ABI \(metadata.abiMajor)")
-                Console.out("file: \(file)")
+                Console.out("\(metadata.name) \(metadata.version) by \(metadata.vendor)")
+                Console.out("file:      \(file)")
+                Console.out("ABI:       \(metadata.abiVersion)")
+                Console.out("toolchain: " + (metadata.swiftVersion.map { "Swift \($0) (a host built by Swift \(SwiftCompiler.majorMinor($0) ?? $0).x loads it)" }
+                    ?? "none recorded (no Swift runtime needed; loads in any host)"))
                 let rows = metadata.types.map { type in
                     [type.objectName, type.businessID ?? "-", type.persistence?.description ?? "invalid (\(type.persistenceValue))",
                      type.isMedia ? "media" : "-"]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Missive
 
 extension MissiveCommand {
@@ -13,8 +14,11 @@ extension MissiveCommand {
         @Option(help: "Output format: text or json.")
         var format: OutputFormat = .text
 
+        @OptionGroup var logging: LoggingOptions
+
         func run() throws {
-            let result = plugins.discover()
+            // The refusals are part of the listing, so they are logged only when asked for (-v).
+            let result = plugins.discover(logger: logging.logger(defaultLevel: .error))
             switch format {
             case .json: printJSON(result)
             case .text: printText(result)

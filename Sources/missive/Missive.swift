@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Missive
 
 @main
@@ -8,7 +9,7 @@ struct MissiveCommand: ParsableCommand {
         commandName: "missive",
         abstract: "Load Missive message-type plugins, inspect them, and decode envelopes through them.",
         version: MissiveVersion.string,
-        subcommands: [List.self, Inspect.self, Decode.self, Check.self]
+        subcommands: [List.self, Inspect.self, Decode.self, Check.self, Install.self, Uninstall.self]
     )
 
     /// Runs the command; a usage error exits with code 2 (not ArgumentParser's 64), as `check` documents.
@@ -27,6 +28,13 @@ struct MissiveCommand: ParsableCommand {
     }
 }
 
+extension MissiveCommand {
+    /// This executable, resolved through `/proc/self/exe`, to run the conformance checks' child processes.
+    static var executablePath: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+}
+
 /// The output formats every subcommand offers.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case text
@@ -41,8 +49,8 @@ struct PluginOptions: ParsableArguments {
     var directories: [String] = []
 
     /// Discovers and registers every plugin on the search path, with the standard metadata cache
-    /// (`MISSIVE_METADATA_CACHE=off` turns it off).
-    func discover() -> DiscoveryResult {
-        MessageRegistry.discover(searchPath: .standard(explicitDirectories: directories), metadataCache: .standard())
+    /// (`MISSIVE_METADATA_CACHE=off` turns it off), logging refusals and decisions to `logger`.
+    func discover(logger: Logger) -> DiscoveryResult {
+        MessageRegistry.discover(searchPath: .standard(explicitDirectories: directories), metadataCache: .standard(), logger: logger)
     }
 }

@@ -41,19 +41,16 @@ extension JSONWriter {
         endObject()
     }
 
-    /// `{"name", "version", "vendor", "abi", "file"}` of a plugin.
+    /// `{"name", "version", "vendor", "abi", "abiVersion", "file"}` of a plugin; `abi` is the older name of
+    /// `abiVersion`, kept for scripts that read it.
     mutating func plugin(_ info: PluginInfo) {
         beginObject()
-        key("name")
-        string(info.name)
-        key("version")
-        string(info.version)
-        key("vendor")
-        string(info.vendor)
-        key("abi")
-        string(info.abiVersion)
-        key("file")
-        string(info.path)
+        field("name", info.name)
+        field("version", info.version)
+        field("vendor", info.vendor)
+        field("abi", info.abiVersion)
+        field("abiVersion", info.abiVersion)
+        field("file", info.path)
         endObject()
     }
 

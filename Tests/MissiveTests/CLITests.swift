@@ -32,11 +32,45 @@ import Testing
             #expect(info["name"] as? String == plugin)
             #expect(info["file"] as? String == Fixtures.library(plugin))
         }
-        // The broken fixtures built beside the samples are listed as rejected, with file and reason.
-        let rejected = try #require(json["rejected"] as? [[String: Any]])
-        let noEntry = try #require(rejected.first { $0["file"] as? String == try Fixtures.brokenLibrary("BrokenNoEntry") })
-        #expect(noEntry["code"] as? String == "missing-entry")
-        #expect((noEntry["reason"] as? String)?.isEmpty == false)
+        // Only built-ins and samples: the broken test plugins are built elsewhere.
+        #expect(types.allSatisfy { !($0["objectName"] as! String).hasPrefix("fixture") })
+        #expect((json["rejected"] as? [Any])?.isEmpty == true)
+        for plugin in try #require(json["plugins"] as? [[String: Any]]) {
+            #expect(plugin["abiVersion"] as? String == "1.0")
+        }
+    }
+
+    /// What a newcomer sees first: `swift build && swift run missive list` on a fresh clone. Run with empty
+    /// per-user and system folders, so that only the build folder's plugins count.
+    @Test func listInTheBuildFolderShowsOnlyBuiltInsAndSamplesWithoutWarnings() throws {
+        let empty = try Fixtures.temporaryDirectory()
+        let run = try Fixtures.missive(
+            ["list"], environment: ["XDG_DATA_HOME": empty, PluginSearchPath.systemDirectoryVariable: empty, "MISSIVE_METADATA_CACHE": "off"])
+        #expect(run.status == 0)
+        #expect(run.stderr.isEmpty, "\(run.stderr)")
+        #expect(!run.stdout.contains("Rejected"))
+        #expect(!run.stdout.contains("fixture:"))
+        #expect(run.stdout.contains("Registered types (13):"))
+
+        // With -v the loader says what it did; with -q nothing is logged.
+        let verbose = try Fixtures.missive(
+            ["list", "-v"], environment: ["XDG_DATA_HOME": empty, PluginSearchPath.systemDirectoryVariable: empty, "MISSIVE_METADATA_CACHE": "off"])
+        #expect(verbose.stderr.contains("missive: debug: loaded plugin CRating 1.0.0 by Missive Samples (ABI 1.0, no Swift runtime): demo:rating"))
+        #expect(verbose.stderr.contains("missive: debug: loaded plugin DemoMessages 1.0.0 by Missive Samples (ABI 1.0, Swift \(SwiftCompiler.version))"))
+    }
+
+    @Test func decodeLogsRefusedPluginsAsWarningsUnlessQuiet() throws {
+        let directory = try Fixtures.stage(["BrokenNoEntry", "CRating"])
+        let input = #"{"id":"r","conversationID":"c","senderID":"s","sentAt":1,"objectName":"demo:rating","content":{"score":4}}"#
+        let run = try Fixtures.missive(["decode", "-", "--plugin-path", directory], input: input)
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("missive: warning: refused plugin: the library does not export missive_plugin_entry_v1 (code=missing-entry, file=\(directory)/libBrokenNoEntry.so)"))
+        #expect(run.stdout.contains("known"))
+        let quiet = try Fixtures.missive(["decode", "-", "--plugin-path", directory, "--quiet"], input: input)
+        #expect(quiet.status == 0)
+        #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
+        #expect(quiet.stdout == run.stdout)
+        #expect(try Fixtures.missive(["decode", "-", "-q", "-v"], input: input).status == 2)
     }
 
     @Test func decodeShowsKnownAndUnknownMessagesWithNothingLost() throws {
@@ -88,9 +122,18 @@ import Testing
         let json = try Self.object(run.stdout)
         #expect(json["name"] as? String == "DemoMedia")
         #expect(json["abi"] as? Int == 1)
+        #expect(json["abiVersion"] as? String == "1.0")
+        #expect(json["swiftVersion"] as? String == SwiftCompiler.version)
         let types = try #require(json["types"] as? [[String: Any]])
         #expect(types.map { $0["objectName"] as? String } == ["demo:sticker"])
         #expect(types.first?["media"] as? Bool == true)
+
+        // A C plugin records no compiler: it needs no Swift runtime.
+        let c = try Self.object(try Fixtures.missive("inspect", Fixtures.library("CRating"), "--format", "json").stdout)
+        #expect(c["swiftVersion"] is NSNull)
+        let text = try Fixtures.missive("inspect", Fixtures.library("CRating")).stdout
+        #expect(text.contains("ABI:       1.0"))
+        #expect(text.contains("toolchain: none recorded"))
 
         let notPlugin = try Fixtures.missive("inspect", Fixtures.repositoryRoot + "/Package.swift")
         #expect(notPlugin.status == 1)

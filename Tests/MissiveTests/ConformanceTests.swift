@@ -79,7 +79,7 @@ import FoundationXML
     func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, expected: [String: String], options: [String]) throws {
         let file = "libBroken\(fixture).so"
         let run = try Fixtures.missive(
-            ["check", "--format", "json", "--seed", "1"] + options + [try Fixtures.brokenLibrary("Broken\(fixture)"), Fixtures.library("CRating")])
+            ["check", "--format", "json", "--seed", "1"] + options + [try Fixtures.fixtureLibrary("Broken\(fixture)"), Fixtures.library("CRating")])
         #expect(run.status == 1)
         let report = try Report(run.stdout)
         for (check, outcome) in expected {
@@ -100,7 +100,7 @@ import FoundationXML
     @Test func aPluginThatForksIsJudgedOnItsCheckAndItsProcessesDoNotOutliveIt() throws {
         let start = ContinuousClock.now
         let run = try Fixtures.missive("check", "--include", "^examples.decode$", "--timeout", "20", "--format", "json",
-                                       try Fixtures.brokenLibrary("BrokenForkInDecode"))
+                                       try Fixtures.fixtureLibrary("BrokenForkInDecode"))
         #expect(run.status == 0, "\(run.stdout)")
         #expect(try Report(run.stdout).outcome("libBrokenForkInDecode.so", "examples.decode") == "passed")
         #expect(ContinuousClock.now - start < .seconds(15), "the forked process (it sleeps 60 s) must not hold the checker")
@@ -124,7 +124,7 @@ import FoundationXML
     @Test func expectedFailuresAreReportedAndCannotGoStale() throws {
         let directory = try Fixtures.temporaryDirectory()
         let list = directory + "/expected.txt"
-        let fixture = try Fixtures.brokenLibrary("BrokenDuplicateNames")
+        let fixture = try Fixtures.fixtureLibrary("BrokenDuplicateNames")
         try "# known problems\nnames.unique BrokenDuplicateNames\n".write(toFile: list, atomically: true, encoding: .utf8)
         let listed = try Fixtures.missive("check", "--expected-failures", list, "--include", "^names", "--format", "json", fixture)
         #expect(listed.status == 0, "\(listed.stdout)")
@@ -154,7 +154,7 @@ import FoundationXML
         let output = directory + "/report.xml"
         let run = try Fixtures.missive(
             "check", "--format", "junit", "--output", output, "--timeout", "5",
-            Fixtures.library("CRating"), try Fixtures.brokenLibrary("BrokenNoRoundTrip"), try Fixtures.brokenLibrary("BrokenCrashInDecode"))
+            Fixtures.library("CRating"), try Fixtures.fixtureLibrary("BrokenNoRoundTrip"), try Fixtures.fixtureLibrary("BrokenCrashInDecode"))
         #expect(run.status == 1)
         #expect(run.stderr.contains("report written to \(output)"))
 
@@ -200,13 +200,21 @@ import FoundationXML
         #expect(try Fixtures.missive("check").status == 2)
     }
 
-    @Test func clashesWithOtherFoldersNameBothFiles() throws {
-        let other = try Fixtures.stage(["CRating"], renamed: ["CRating": "libOtherRating.so"])
-        let run = try Fixtures.missive("check", "--include", "^names.clash$", "--against", other, "--format", "json", Fixtures.library("CRating"))
+    @Test func clashesWithOtherFoldersNameBothPlugins() throws {
+        let rival = try Fixtures.stage(["RatingRival"])
+        let run = try Fixtures.missive("check", "--include", "^names.clash$", "--against", rival, "--format", "json", Fixtures.library("CRating"))
         #expect(run.status == 1)
         let seen = try Report(run.stdout).results["libCRating.so"]?["names.clash"]?["seen"] as? String ?? ""
-        #expect(seen.contains("objectName 'demo:rating' is also declared by \(other)/libOtherRating.so"), "\(seen)")
+        #expect(seen.contains("objectName 'demo:rating' is also declared by RivalRating 1.0.0 (\(rival)/libRatingRival.so)"), "\(seen)")
         #expect(seen.contains("businessID 'evaluation'"))
+    }
+
+    @Test func anotherCopyOfTheSamePluginIsAReplacementNotAClash() throws {
+        // An older copy under another file name, as when checking an upgrade against the installed folder.
+        let installed = try Fixtures.stage(["RatingOlder"])
+        let run = try Fixtures.missive("check", "--include", "^names.clash$", "--against", installed, "--format", "json", Fixtures.library("CRating"))
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(try Report(run.stdout).outcome("libCRating.so", "names.clash") == "passed")
     }
 
     @Test func inProcessModeRunsTheSameChecks() throws {

@@ -46,6 +46,21 @@ import Testing
         #expect(try message.reencoded().content.text == content)
         // The sender declared nothing: the registered type's flag applies.
         #expect(message.persistence == .counted)
+        #expect(unknown.refusingType == "demo:poll")
+        #expect(message.digest == "[Invalid message: demo:poll]")
+    }
+
+    @Test func refusedCustomContentNamesTheTypeThatRefusedIt() throws {
+        let registry = try Fixtures.sampleRegistry()
+        // The businessID dispatches to demo:poll, which refuses content without options.
+        let message = registry.decode(Fixtures.envelope("MS:Custom", #"{"businessID":"poll","question":"Q"}"#))
+        let unknown = try #require(message.unknown)
+        #expect(unknown.objectName == "MS:Custom")
+        #expect(unknown.refusingType == "demo:poll")
+        #expect(message.digest == "[Invalid message: demo:poll]")
+        // What the sender says still comes first.
+        let described = registry.decode(Fixtures.envelope("MS:Custom", #"{"businessID":"poll","question":"Q"}"#, fallbackText: "[Poll] Q"))
+        #expect(described.digest == "[Poll] Q")
     }
 
     @Test func persistenceAndDigestFollowTheSender() throws {

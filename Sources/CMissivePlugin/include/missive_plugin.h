@@ -236,10 +236,16 @@ typedef const missive_plugin *(*missive_plugin_entry_fn)(const missive_host *hos
  *
  * The section MISSIVE_METADATA_SECTION holds JSON records, each followed by a
  * NUL byte (padding NULs between records are allowed):
- *   {"record":"plugin","abi":1,"name":"...","version":"...","vendor":"..."}
+ *   {"record":"plugin","abi":1,"abiMinor":0,"name":"...","version":"...","vendor":"..."}
  *   {"record":"type","objectName":"...","businessID":"...","persistence":3,"flags":0}
  * Exactly one plugin record and one type record per type; "businessID" is
- * left out when the type has none. The host reads it straight from the file,
+ * left out when the type has none. "abi" is the ABI major version and
+ * "abiMinor" the minor (0 when left out). Plugins built with the Swift SDK
+ * also record "swift":"6.3.1", the version of the compiler that built them:
+ * they share the host's Swift runtime, which has no stable ABI on Linux, so a
+ * host refuses one built by another Swift major.minor version. Plugins that do
+ * not use the Swift runtime (C, Rust, ...) leave "swift" out and load in any
+ * host. Members a host does not know are ignored. The host reads it straight from the file,
  * without running any of the plugin's code, and refuses the plugin when it
  * disagrees with the runtime descriptor.
  *
@@ -275,6 +281,7 @@ typedef const missive_plugin *(*missive_plugin_entry_fn)(const missive_host *hos
 #define MISSIVE_METADATA_PLUGIN(name, version, vendor)                             \
     MISSIVE_METADATA_RECORD("{\"record\":\"plugin\",\"abi\":"                      \
                             MISSIVE_STRINGIFY(MISSIVE_ABI_MAJOR)                   \
+                            ",\"abiMinor\":" MISSIVE_STRINGIFY(MISSIVE_ABI_MINOR)  \
                             ",\"name\":\"" name "\",\"version\":\"" version        \
                             "\",\"vendor\":\"" vendor "\"}")
 

@@ -51,13 +51,18 @@ public struct UnknownMessage: MessageContent, Hashable {
     public let reason: Reason
     /// The persistence in effect (see the type's documentation for the rule).
     public let persistence: Persistence
+    /// The objectName of the registered type whose decoder refused the content, when that is why the
+    /// message is unknown. For `MS:Custom` content it is the type its `businessID` dispatched to.
+    public let refusingType: String?
 
-    /// Creates an unknown message. `registeredPersistence` is the flag of the registered type whose decoder
-    /// refused the content, if that is why the message is unknown.
+    /// Creates an unknown message. `refusingType` and `registeredPersistence` are the objectName and the
+    /// flag of the registered type whose decoder refused the content, if that is why the message is unknown.
     public init(
         objectName: String, businessID: String?, rawContent: [UInt8], senderPersistence: Persistence?,
-        fallbackText: String?, senderPushContent: String?, reason: Reason, registeredPersistence: Persistence? = nil
+        fallbackText: String?, senderPushContent: String?, reason: Reason, refusingType: String? = nil,
+        registeredPersistence: Persistence? = nil
     ) {
+        self.refusingType = refusingType
         self.persistence = senderPersistence ?? registeredPersistence ?? Self.defaultPersistence
         self.objectName = objectName
         self.businessID = businessID
@@ -68,9 +73,11 @@ public struct UnknownMessage: MessageContent, Hashable {
         self.reason = reason
     }
 
-    /// The sender's fallback text, or `[Unsupported message: NAME]`.
+    /// The sender's fallback text; else `[Invalid message: TYPE]` when the registered type TYPE refused the
+    /// content; else `[Unsupported message: NAME]`, with the objectName it was sent under.
     public var digest: String {
         if let fallbackText, !fallbackText.isEmpty { return fallbackText }
+        if let refusingType { return "[Invalid message: \(refusingType)]" }
         return "[Unsupported message: \(objectName)]"
     }
 

@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// When plugin code is loaded during discovery.
@@ -16,16 +17,18 @@ public enum PluginLoading: Sendable, Hashable {
 final class DeferredPlugin: Sendable {
     let path: String
     let metadata: PluginMetadata
+    private let logger: Logger?
     private let loaded = Mutex<Result<[String: PluginType], MissiveError>?>(nil)
 
-    init(path: String, metadata: PluginMetadata) {
+    init(path: String, metadata: PluginMetadata, logger: Logger?) {
         self.path = path
         self.metadata = metadata
+        self.logger = logger
     }
 
     /// The plugin's identity as its metadata states it.
     var info: PluginInfo {
-        PluginInfo(name: metadata.name, version: metadata.version, vendor: metadata.vendor, abiVersion: "\(metadata.abiMajor)", path: path)
+        PluginInfo(name: metadata.name, version: metadata.version, vendor: metadata.vendor, abiVersion: metadata.abiVersion, path: path)
     }
 
     /// The loaded type named `objectName`, loading the plugin if this is the first use.
@@ -33,7 +36,15 @@ final class DeferredPlugin: Sendable {
         let types = loaded.withLock { state in
             if let state { return state }
             let result = Result { () throws(MissiveError) in
-                Dictionary(try PluginLoader.load(path, metadata: metadata).types.map { ($0.objectName, $0) }) { first, _ in first }
+                Dictionary(try PluginLoader.load(path, metadata: metadata, logger: logger).types.map { ($0.objectName, $0) }) { first, _ in first }
+            }
+            switch result {
+            case .success:
+                logger?.info("loaded plugin on first use", metadata: ["missive.file": "\(path)", "missive.objectName": "\(objectName)"])
+            case .failure(let error):
+                logger?.error(
+                    "plugin failed to load on first use; its messages decode as unknown",
+                    metadata: ["missive.file": "\(path)", "missive.code": "\(error.code)", "missive.reason": "\(error.message)"])
             }
             state = result
             return result

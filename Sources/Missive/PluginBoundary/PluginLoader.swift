@@ -1,16 +1,26 @@
 import CMissivePlugin
 import Foundation
+import Logging
 import MissiveCore
 import Synchronization
 
 /// A plugin file that was loaded and whose descriptor agrees with its metadata.
-public struct LoadedPlugin: Sendable {
+public struct LoadedPlugin: Sendable, CustomStringConvertible {
     /// The plugin's identity and file.
     public let info: PluginInfo
     /// The metadata read from the file.
     public let metadata: PluginMetadata
     /// The validated types, in descriptor order.
     let types: [PluginType]
+
+    /// The objectNames of the plugin's types, in descriptor order.
+    public var objectNames: [String] { types.map(\.objectName) }
+
+    /// `DemoMessages 1.0.0 by Missive Samples (ABI 1.0, Swift 6.3.1): demo:link, demo:poll from /path/libDemoMessages.so`.
+    public var description: String {
+        "\(info.name) \(info.version) by \(info.vendor) (\(PluginInfo.buildDescription(abi: info.abiVersion, swift: metadata.swiftVersion))): "
+            + "\(objectNames.joined(separator: ", ")) from \(info.path)"
+    }
 }
 
 /// A plugin library that was opened and whose entry was called, with its descriptor read but not yet
@@ -47,13 +57,16 @@ public enum PluginLoader {
     private static let probes = Mutex<[UInt: Result<PluginProbe, MissiveError>]>([:])
 
     /// Loads one plugin file. Loading a file again returns the same plugin without calling its entry again.
-    public static func load(_ path: String) throws(MissiveError) -> LoadedPlugin {
-        try load(path, metadata: try PluginMetadata.read(fromFile: path))
+    ///
+    /// - Parameter logger: where to log decisions (a Swift patch-version difference, for example); `nil`
+    ///   logs nothing. A refusal is thrown, not logged.
+    public static func load(_ path: String, logger: Logger? = nil) throws(MissiveError) -> LoadedPlugin {
+        try load(path, metadata: try PluginMetadata.read(fromFile: path), logger: logger)
     }
 
     /// Loads one plugin file whose metadata was already read (or taken from a cache).
-    static func load(_ path: String, metadata: PluginMetadata) throws(MissiveError) -> LoadedPlugin {
-        try checkSupported(metadata, path: path)
+    static func load(_ path: String, metadata: PluginMetadata, logger: Logger?) throws(MissiveError) -> LoadedPlugin {
+        try checkSupported(metadata, path: path, logger: logger)
         let probe = try probe(path)
         if probe.path != path {
             throw MissiveError(.shadowed, "the same library as \(probe.path), which is already loaded", file: path)
@@ -71,13 +84,27 @@ public enum PluginLoader {
         return LoadedPlugin(info: probe.info, metadata: metadata, types: types)
     }
 
-    /// Refuses metadata that declares an ABI major version this host does not support.
-    static func checkSupported(_ metadata: PluginMetadata, path: String) throws(MissiveError) {
+    /// Refuses metadata that declares an ABI major version this host does not support, or a Swift plugin
+    /// built by a Swift compiler of another major.minor version than the host's. A plugin that differs from
+    /// the host only in the compiler's patch version loads, with a warning logged.
+    static func checkSupported(_ metadata: PluginMetadata, path: String, logger: Logger?) throws(MissiveError) {
         guard metadata.abiMajor == Int(MISSIVE_ABI_MAJOR) else {
             throw MissiveError(
-                .unsupportedABI, "built for Missive plugin ABI \(metadata.abiMajor); this host supports ABI \(MISSIVE_ABI_MAJOR)",
+                .unsupportedABI,
+                "built for Missive plugin ABI \(metadata.abiVersion); this host supports ABI \(MISSIVE_ABI_MAJOR).x (up to \(MISSIVE_ABI_MAJOR).\(MISSIVE_ABI_MINOR))",
                 file: path)
         }
+        guard let pluginSwift = metadata.swiftVersion, pluginSwift != SwiftCompiler.version else { return }
+        guard SwiftCompiler.majorMinor(pluginSwift) == SwiftCompiler.majorMinor(SwiftCompiler.version) else {
+            throw MissiveError(
+                .incompatibleToolchain,
+                "built by Swift \(pluginSwift), but this host was built by Swift \(SwiftCompiler.version); a Swift plugin shares the host's "
+                    + "Swift runtime, so rebuild it with Swift \(SwiftCompiler.majorMinor(SwiftCompiler.version) ?? SwiftCompiler.version)",
+                file: path)
+        }
+        logger?.warning(
+            "plugin built by another Swift patch release than the host; loading it",
+            metadata: ["missive.file": "\(path)", "missive.pluginSwift": "\(pluginSwift)", "missive.hostSwift": "\(SwiftCompiler.version)"])
     }
 
     /// Opens a library with `dlopen` without calling any of its code beyond its initialisers.

@@ -38,8 +38,28 @@ public struct PluginMetadata: Sendable, Hashable {
     public var vendor: String
     /// The ABI major version the plugin was built for.
     public var abiMajor: Int
+    /// The ABI minor version the plugin was built for; 0 when the metadata does not say (plugins built
+    /// before the metadata recorded it, all for ABI 1.0).
+    public var abiMinor: Int
+    /// The version of the Swift compiler that built the plugin, `major.minor.patch`, recorded by the Swift
+    /// SDK; `nil` for plugins written in C or another language, which do not depend on the Swift runtime.
+    public var swiftVersion: String?
     /// The message types, in the order the section lists them.
     public var types: [TypeEntry]
+
+    /// The ABI version as `major.minor`, for example `1.0`: the one spelling Missive shows everywhere.
+    public var abiVersion: String { "\(abiMajor).\(abiMinor)" }
+
+    /// Creates metadata.
+    public init(name: String, version: String, vendor: String, abiMajor: Int, abiMinor: Int = 0, swiftVersion: String? = nil, types: [TypeEntry]) {
+        self.name = name
+        self.version = version
+        self.vendor = vendor
+        self.abiMajor = abiMajor
+        self.abiMinor = abiMinor
+        self.swiftVersion = swiftVersion
+        self.types = types
+    }
 
     /// Reads the metadata of the plugin file at `path`.
     ///
@@ -60,7 +80,7 @@ public struct PluginMetadata: Sendable, Hashable {
     ///
     /// Members a record does not need are ignored, so that later versions can add some.
     public static func parse(_ section: [UInt8]) throws(MissiveError) -> PluginMetadata {
-        var plugin: (name: String, version: String, vendor: String, abi: Int)?
+        var plugin: (name: String, version: String, vendor: String, abi: Int, abiMinor: Int, swift: String?)?
         var types: [TypeEntry] = []
         for chunk in records(in: section) {
             let record = try Record(chunk)
@@ -68,7 +88,14 @@ public struct PluginMetadata: Sendable, Hashable {
             case "plugin":
                 guard plugin == nil else { throw MissiveError(.invalidMetadata, "more than one plugin record") }
                 guard let abi = record.abi else { throw MissiveError(.invalidMetadata, "plugin record has no integer 'abi'") }
-                plugin = (try required(record.name, "name"), try required(record.version, "version"), try required(record.vendor, "vendor"), Int(abi))
+                if record.abiMinorPresent && record.abiMinor.map({ $0 >= 0 && $0 <= 0xFFFF }) != true {
+                    throw MissiveError(.invalidMetadata, "plugin record's 'abiMinor' is not an integer from 0 to 65535")
+                }
+                if record.swiftPresent && record.swift.flatMap(SwiftCompiler.majorMinor) == nil {
+                    throw MissiveError(.invalidMetadata, "plugin record's 'swift' is not a version like \"6.3.1\"")
+                }
+                plugin = (try required(record.name, "name"), try required(record.version, "version"), try required(record.vendor, "vendor"),
+                          Int(abi), Int(record.abiMinor ?? 0), record.swift)
             case "type":
                 let objectName = try required(record.objectName, "objectName")
                 if record.businessIDPresent && record.businessID == nil {
@@ -85,15 +112,16 @@ public struct PluginMetadata: Sendable, Hashable {
             }
         }
         guard let plugin else { throw MissiveError(.invalidMetadata, "no plugin record") }
-        return PluginMetadata(name: plugin.name, version: plugin.version, vendor: plugin.vendor, abiMajor: plugin.abi, types: types)
+        return PluginMetadata(name: plugin.name, version: plugin.version, vendor: plugin.vendor, abiMajor: plugin.abi,
+                              abiMinor: plugin.abiMinor, swiftVersion: plugin.swift, types: types)
     }
 
     /// The members of one record, read with Missive's own scanner into typed fields: hosts read every
     /// plugin's metadata at startup, so this is on the startup path. Unknown members are ignored.
     private struct Record {
-        var kind: String?, name: String?, version: String?, vendor: String?, objectName: String?, businessID: String?
-        var abi: Int64?, persistence: Int64?, flags: Int64?
-        var businessIDPresent = false
+        var kind: String?, name: String?, version: String?, vendor: String?, objectName: String?, businessID: String?, swift: String?
+        var abi: Int64?, abiMinor: Int64?, persistence: Int64?, flags: Int64?
+        var businessIDPresent = false, abiMinorPresent = false, swiftPresent = false
 
         init(_ bytes: ArraySlice<UInt8>) throws(MissiveError) {
             let parsed = bytes.withUnsafeBufferPointer { buffer -> Result<Record, JSONSyntaxError> in
@@ -112,6 +140,12 @@ public struct PluginMetadata: Sendable, Hashable {
                             record.businessIDPresent = true
                             record.businessID = reader.stringValue(range)
                         case "abi": record.abi = reader.decodeInt64(range)
+                        case "abiMinor":
+                            record.abiMinorPresent = true
+                            record.abiMinor = reader.decodeInt64(range)
+                        case "swift":
+                            record.swiftPresent = true
+                            record.swift = reader.stringValue(range)
                         case "persistence": record.persistence = reader.decodeInt64(range)
                         case "flags": record.flags = reader.decodeInt64(range)
                         default: break

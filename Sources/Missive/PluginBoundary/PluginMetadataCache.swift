@@ -29,8 +29,8 @@ struct FileIdentity: Hashable, Sendable {
 ///
 /// The file is line-based, tab-separated text, with `\\`, `\t` and `\n` escaped:
 /// ```
-/// missive-plugin-metadata-cache	1
-/// P	path	device	inode	size	mtime-seconds	mtime-nanoseconds	name	version	vendor	abi
+/// missive-plugin-metadata-cache	2
+/// P	path	device	inode	size	mtime-seconds	mtime-nanoseconds	name	version	vendor	abi	abi-minor	swift (empty for none)
 /// T	objectName	businessID (empty for none)	persistence	media (0 or 1)
 /// ```
 /// Each `P` line is followed by its plugin's `T` lines.
@@ -52,7 +52,7 @@ public final class PluginMetadataCache: Sendable {
         var misses = 0
     }
 
-    private static let header = "missive-plugin-metadata-cache\t1"
+    private static let header = "missive-plugin-metadata-cache\t2"
     /// Entries for files not seen by a discovery are kept only while the cache holds fewer than this many.
     private static let capacity = 2_000
     private let state = Mutex(State())
@@ -79,8 +79,8 @@ public final class PluginMetadataCache: Sendable {
     }
 
     /// The metadata of the plugin at `path`, from the cache when the file is unchanged, else read from the
-    /// file and remembered.
-    func metadata(for path: String, identity: FileIdentity) throws(MissiveError) -> PluginMetadata {
+    /// file and remembered; and whether it came from the cache.
+    func lookUp(_ path: String, identity: FileIdentity) throws(MissiveError) -> (metadata: PluginMetadata, fromCache: Bool) {
         let cached: PluginMetadata? = state.withLock { state in
             if !state.loaded {
                 state.entries = Self.read(file) ?? [:]
@@ -91,14 +91,14 @@ public final class PluginMetadataCache: Sendable {
             state.hits += 1
             return entry.metadata
         }
-        if let cached { return cached }
+        if let cached { return (cached, true) }
         let metadata = try PluginMetadata.read(fromFile: path)
         state.withLock { state in
             state.entries[path] = Entry(identity: identity, metadata: metadata, used: true)
             state.changed = true
             state.misses += 1
         }
-        return metadata
+        return (metadata, false)
     }
 
     /// Writes the cache back if it changed, dropping entries this discovery did not use once it is full.
@@ -112,7 +112,8 @@ public final class PluginMetadataCache: Sendable {
             for (path, entry) in state.entries.sorted(by: { $0.key < $1.key }) {
                 let id = entry.identity, metadata = entry.metadata
                 lines.append(["P", path, "\(id.device)", "\(id.inode)", "\(id.size)", "\(id.seconds)", "\(id.nanoseconds)",
-                              metadata.name, metadata.version, metadata.vendor, "\(metadata.abiMajor)"].map(Self.escape).joined(separator: "\t"))
+                              metadata.name, metadata.version, metadata.vendor, "\(metadata.abiMajor)", "\(metadata.abiMinor)",
+                              metadata.swiftVersion ?? ""].map(Self.escape).joined(separator: "\t"))
                 for type in metadata.types {
                     lines.append(["T", type.objectName, type.businessID ?? "", "\(type.persistenceValue)", type.isMedia ? "1" : "0"]
                         .map(Self.escape).joined(separator: "\t"))
@@ -144,13 +145,15 @@ public final class PluginMetadataCache: Sendable {
             let fields = line.split(separator: 0x09, omittingEmptySubsequences: false)
             switch fields[0].count == 1 ? fields[0].first : nil {
             case UInt8(ascii: "P"):
-                guard fields.count == 11, let device = UInt64(text(fields[2])), let inode = UInt64(text(fields[3])),
+                guard fields.count == 13, let device = UInt64(text(fields[2])), let inode = UInt64(text(fields[3])),
                       let size = Int64(text(fields[4])), let seconds = Int64(text(fields[5])),
-                      let nanoseconds = Int64(text(fields[6])), let abi = Int(text(fields[10]))
+                      let nanoseconds = Int64(text(fields[6])), let abi = Int(text(fields[10])), let abiMinor = Int(text(fields[11]))
                 else { return nil }
                 finish()
+                let swift = text(fields[12])
                 current = (text(fields[1]), FileIdentity(device: device, inode: inode, size: size, seconds: seconds, nanoseconds: nanoseconds),
-                           PluginMetadata(name: text(fields[7]), version: text(fields[8]), vendor: text(fields[9]), abiMajor: abi, types: []))
+                           PluginMetadata(name: text(fields[7]), version: text(fields[8]), vendor: text(fields[9]), abiMajor: abi,
+                                          abiMinor: abiMinor, swiftVersion: swift.isEmpty ? nil : swift, types: []))
             case UInt8(ascii: "T"):
                 guard fields.count == 5, current != nil, let persistence = UInt32(text(fields[3])) else { return nil }
                 let businessID = text(fields[2])

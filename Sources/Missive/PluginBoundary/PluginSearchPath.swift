@@ -7,7 +7,8 @@ import Foundation
 /// 2. `MISSIVE_PLUGIN_PATH`, colon-separated;
 /// 3. the folder that holds the running executable, so that `swift run` finds the plugins built beside it;
 /// 4. the per-user folder, `$XDG_DATA_HOME/missive/plugins` (by default `~/.local/share/missive/plugins`);
-/// 5. the system folder, `/usr/local/lib/missive/plugins`.
+/// 5. the system folder, `/usr/local/lib/missive/plugins` (`MISSIVE_SYSTEM_PLUGIN_DIR` moves it, for
+///    distributions that keep plugins elsewhere).
 ///
 /// Within a folder, files ending in `.so` are taken in byte order of their names. A file whose name was
 /// already found in an earlier folder is shadowed: it is reported and skipped, as `PATH` does for
@@ -44,8 +45,18 @@ public struct PluginSearchPath: Sendable, Hashable {
     /// The name of the environment variable that adds folders.
     public static let environmentVariable = "MISSIVE_PLUGIN_PATH"
 
-    /// The system folder.
+    /// The system folder when `MISSIVE_SYSTEM_PLUGIN_DIR` does not move it.
     public static let systemDirectory = "/usr/local/lib/missive/plugins"
+
+    /// The name of the environment variable that moves the system folder.
+    public static let systemDirectoryVariable = "MISSIVE_SYSTEM_PLUGIN_DIR"
+
+    /// The system plugin folder for an environment: `MISSIVE_SYSTEM_PLUGIN_DIR` when it is an absolute
+    /// path, else ``systemDirectory``.
+    public static func systemDirectory(_ environment: [String: String]) -> String {
+        if let moved = environment[systemDirectoryVariable], moved.hasPrefix("/") { return moved }
+        return systemDirectory
+    }
 
     /// The folders, in search order.
     public var entries: [Entry]
@@ -73,7 +84,7 @@ public struct PluginSearchPath: Sendable, Hashable {
         if includeDefaults {
             if let executable = executableDirectory() { entries.append(Entry(directory: executable, source: .executable)) }
             if let user = userDirectory(environment) { entries.append(Entry(directory: user, source: .user)) }
-            entries.append(Entry(directory: systemDirectory, source: .system))
+            entries.append(Entry(directory: systemDirectory(environment), source: .system))
         }
         return PluginSearchPath(entries: entries)
     }

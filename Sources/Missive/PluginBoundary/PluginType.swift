@@ -16,6 +16,11 @@ public struct PluginInfo: Sendable, Hashable, CustomStringConvertible {
 
     /// `name version (path)`.
     public var description: String { "\(name) \(version) (\(path))" }
+
+    /// `ABI 1.0, Swift 6.3.1`, or `ABI 1.0, no Swift runtime` for a plugin that records no compiler.
+    static func buildDescription(abi: String, swift: String?) -> String {
+        "ABI \(abi), " + (swift.map { "Swift \($0)" } ?? "no Swift runtime")
+    }
 }
 
 /// One message type of a plugin: its descriptor's fields and its function pointers.

@@ -1,3 +1,4 @@
+import Logging
 import MissiveCore
 
 /// The message types a host knows, by objectName and by business identifier.
@@ -47,11 +48,12 @@ public struct MessageRegistry: Sendable {
     }
 
     private func decodeContent(of envelope: Envelope, _ content: UnsafeBufferPointer<UInt8>) -> any MessageContent {
-        func unknown(_ reason: UnknownMessage.Reason, businessID: String?, registered: Persistence? = nil) -> UnknownMessage {
+        func unknown(_ reason: UnknownMessage.Reason, businessID: String?, refusedBy type: RegisteredType? = nil) -> UnknownMessage {
             UnknownMessage(
                 objectName: envelope.objectName, businessID: businessID, rawContent: envelope.content,
                 senderPersistence: envelope.persistence, fallbackText: envelope.fallbackText,
-                senderPushContent: envelope.pushContent, reason: reason, registeredPersistence: registered)
+                senderPushContent: envelope.pushContent, reason: reason, refusingType: type?.objectName,
+                registeredPersistence: type?.persistence)
         }
         guard let index = byObjectName[envelope.objectName] else {
             return unknown(.notRegistered, businessID: JSONScanner.topLevelString("businessID", in: content))
@@ -72,7 +74,7 @@ public struct MessageRegistry: Sendable {
         }
         switch type.decode(content) {
         case .success(let decoded): return decoded
-        case .failure(let error): return unknown(.decodeFailed(error.message), businessID: businessID, registered: type.persistence)
+        case .failure(let error): return unknown(.decodeFailed(error.message), businessID: businessID, refusedBy: type)
         }
     }
 
@@ -196,8 +198,24 @@ extension MessageRegistry {
     }
 }
 
-/// What discovering plugins found: the registry, the plugins loaded, and every file or type refused.
-public struct DiscoveryResult: Sendable {
+/// What discovering plugins found: the plugins loaded or registered for later, and every file or type refused.
+public struct PluginDiscovery: Sendable, CustomStringConvertible {
+    /// The plugins that loaded (some of their types may still have been refused).
+    public let plugins: [LoadedPlugin]
+    /// With ``PluginLoading/lazy``, the plugins registered from their metadata and not loaded yet.
+    public let deferredPlugins: [PluginInfo]
+    /// Every folder, file and type refused, each naming the file and the reason, in search order.
+    public let rejections: [MissiveError]
+
+    /// `2 plugins loaded, 0 deferred, 1 refused`.
+    public var description: String {
+        "\(plugins.count) plugin\(plugins.count == 1 ? "" : "s") loaded, \(deferredPlugins.count) deferred, \(rejections.count) refused"
+    }
+}
+
+/// What ``MessageRegistry/discover(searchPath:includeBuiltIns:metadataCache:loading:logger:)`` found: the
+/// registry, the plugins loaded, and every file or type refused.
+public struct DiscoveryResult: Sendable, CustomStringConvertible {
     /// The registry, built-in types first, then plugin types in search order.
     public let registry: MessageRegistry
     /// The plugins that loaded (some of their types may still have been refused).
@@ -206,21 +224,57 @@ public struct DiscoveryResult: Sendable {
     public let deferredPlugins: [PluginInfo]
     /// Every file and type refused, each naming the file and the reason.
     public let rejections: [MissiveError]
+
+    /// `14 types; 3 plugins loaded, 0 deferred, 0 refused`.
+    public var description: String {
+        "\(registry.types.count) types; " + PluginDiscovery(plugins: plugins, deferredPlugins: deferredPlugins, rejections: rejections).description
+    }
 }
 
-extension MessageRegistry {
-    /// Finds, loads and registers every plugin on a search path, after the built-in types.
+extension MessageRegistry.Builder {
+    /// Finds the plugins on a search path and registers their types after the ones already registered.
+    ///
+    /// Use it to combine a host's own Swift types with plugins: register the host's types first, so that
+    /// they keep their names whatever a plugin declares, then discover, then ``build()``:
+    ///
+    /// ```
+    /// var builder = MessageRegistry.Builder()
+    /// try builder.register(OrderMessage.self)
+    /// let discovery = builder.discoverPlugins(logger: logger)
+    /// let registry = builder.build()
+    /// ```
     ///
     /// A file that fails is skipped and reported; every other file is loaded. Files are taken in
     /// search-path order, then by file name, and the first to claim a name keeps it. With a
     /// `metadataCache`, unchanged files' metadata comes from the cache instead of the files.
-    public static func discover(
-        searchPath: PluginSearchPath = .standard(), includeBuiltIns: Bool = true, metadataCache: PluginMetadataCache? = nil,
-        loading: PluginLoading = .eager
-    ) -> DiscoveryResult {
-        var builder = Builder(includeBuiltIns: includeBuiltIns)
+    ///
+    /// - Parameters:
+    ///   - searchPath: the folders to search; by default the standard search path.
+    ///   - metadataCache: a cache of plugin metadata, or `nil` to read every file.
+    ///   - loading: load every plugin now (``PluginLoading/eager``, the default) or on first use.
+    ///   - logger: where to log refusals (warning), loads and decisions (debug), cache use (trace) and a
+    ///     summary (info); `nil` logs nothing. The refusals are returned either way.
+    public mutating func discoverPlugins(
+        searchPath: PluginSearchPath = .standard(), metadataCache: PluginMetadataCache? = nil, loading: PluginLoading = .eager,
+        logger: Logger? = nil
+    ) -> PluginDiscovery {
         let (files, problems) = searchPath.candidates()
-        var rejections = problems
+        logger?.debug("searching for plugins", metadata: ["missive.searchPath": "\(searchPath.entries.map(\.directory).joined(separator: ":"))"])
+        var rejections: [MissiveError] = []
+        func refuse(_ error: MissiveError) {
+            rejections.append(error)
+            guard let logger else { return }
+            var metadata: Logger.Metadata = ["missive.code": "\(error.code)"]
+            if let file = error.file { metadata["missive.file"] = "\(file)" }
+            if let objectName = error.objectName { metadata["missive.objectName"] = "\(objectName)" }
+            // Shadowing is how a user's copy overrides the system's: a decision, not a problem.
+            if error.code == .shadowed {
+                logger.notice("skipped plugin: \(error.message)", metadata: metadata)
+            } else {
+                logger.warning("refused plugin: \(error.message)", metadata: metadata)
+            }
+        }
+        problems.forEach(refuse)
         var plugins: [LoadedPlugin] = []
         var deferred: [PluginInfo] = []
         defer { metadataCache?.save() }
@@ -228,24 +282,49 @@ extension MessageRegistry {
             do {
                 let metadata: PluginMetadata
                 if let metadataCache {
-                    metadata = try metadataCache.metadata(for: file, identity: identity)
+                    let (cached, fromCache) = try metadataCache.lookUp(file, identity: identity)
+                    metadata = cached
+                    logger?.trace(fromCache ? "metadata from the cache" : "metadata read from the file", metadata: ["missive.file": "\(file)"])
                 } else {
                     metadata = try PluginMetadata.read(fromFile: file)
                 }
                 if loading == .lazy {
-                    try PluginLoader.checkSupported(metadata, path: file)
-                    let plugin = DeferredPlugin(path: file, metadata: metadata)
+                    try PluginLoader.checkSupported(metadata, path: file, logger: logger)
+                    let plugin = DeferredPlugin(path: file, metadata: metadata, logger: logger)
                     deferred.append(plugin.info)
-                    rejections += builder.register(plugin)
+                    register(plugin).forEach(refuse)
+                    logger?.debug(
+                        "registered plugin from its metadata; it loads on first use",
+                        metadata: ["missive.file": "\(file)", "missive.plugin": "\(metadata.name) \(metadata.version)"])
                     continue
                 }
-                let plugin = try PluginLoader.load(file, metadata: metadata)
+                let plugin = try PluginLoader.load(file, metadata: metadata, logger: logger)
                 plugins.append(plugin)
-                rejections += builder.register(plugin)
+                register(plugin).forEach(refuse)
+                logger?.debug("loaded plugin \(plugin)", metadata: ["missive.file": "\(file)"])
             } catch {
-                rejections.append(error)
+                refuse(error)
             }
         }
-        return DiscoveryResult(registry: builder.build(), plugins: plugins, deferredPlugins: deferred, rejections: rejections)
+        let discovery = PluginDiscovery(plugins: plugins, deferredPlugins: deferred, rejections: rejections)
+        logger?.info("discovered plugins: \(discovery)")
+        return discovery
+    }
+}
+
+extension MessageRegistry {
+    /// Finds, loads and registers every plugin on a search path, after the built-in types.
+    ///
+    /// A shortcut for a ``Builder`` that registers nothing of the host's own; see
+    /// ``Builder/discoverPlugins(searchPath:metadataCache:loading:logger:)`` for how discovery goes and how to
+    /// add a host's Swift types.
+    public static func discover(
+        searchPath: PluginSearchPath = .standard(), includeBuiltIns: Bool = true, metadataCache: PluginMetadataCache? = nil,
+        loading: PluginLoading = .eager, logger: Logger? = nil
+    ) -> DiscoveryResult {
+        var builder = Builder(includeBuiltIns: includeBuiltIns)
+        let discovery = builder.discoverPlugins(searchPath: searchPath, metadataCache: metadataCache, loading: loading, logger: logger)
+        return DiscoveryResult(
+            registry: builder.build(), plugins: discovery.plugins, deferredPlugins: discovery.deferredPlugins, rejections: discovery.rejections)
     }
 }

@@ -39,24 +39,13 @@ enum DeclarationChecks {
             }
         },
         ConformanceCheck(id: "names.clash", level: 2,
-                         summary: "No name clashes with the plugins in the --against folders (read from their metadata).",
+                         summary: "No name clashes with the plugins in the --against folders (read from their metadata); "
+                            + "another copy of the same plugin is a replacement, not a clash.",
                          requires: ["metadata.present"]) { context in
             guard !context.against.isEmpty else { return .skipped("no --against folders given") }
             guard case .success(let metadata) = context.metadata else { return .skipped("no metadata") }
-            let own = URL(fileURLWithPath: context.path).resolvingSymlinksInPath().path
-            let others = PluginSearchPath(entries: context.against.map { .init(directory: $0, source: .explicit) }).candidateFiles().files
-            var problems: [String] = []
-            for file in others where URL(fileURLWithPath: file).resolvingSymlinksInPath().path != own {
-                guard let other = try? PluginMetadata.read(fromFile: file) else { continue }
-                for type in metadata.types {
-                    if other.types.contains(where: { $0.objectName == type.objectName }) {
-                        problems.append("objectName '\(type.objectName)' is also declared by \(file)")
-                    }
-                    if let id = type.businessID, other.types.contains(where: { $0.businessID == id }) {
-                        problems.append("businessID '\(id)' is also declared by \(file)")
-                    }
-                }
-            }
+            let others = context.against.flatMap(InstalledPlugin.all(in:))
+            let problems = NameClashes.find(metadata, ownPath: context.path, among: others)
             return outcome(expected: "no clashes with \(context.against.joined(separator: ", "))", problems: problems)
         },
         ConformanceCheck(id: "persistence.valid", level: 1, summary: "Every persistence flag is 0, 1, 3 or 16.",

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// Deliberately broken Missive plugins, for the tests. Each differs from a valid plugin in one way, named by
+/// Deliberately broken Missive plugins and variants of a sample, for the tests. Each differs from a valid plugin in one way, named by
 /// its folder, and is built as `libBroken<Name>.so`.
 ///
 /// They are a package of their own so that a development build of Missive never puts them beside the
@@ -15,13 +15,26 @@ let brokenPlugins = [
     "ForkInDecode",
 ]
 
+/// Correct copies of the C sample, `SampleTypes/CRating/rating.c` (linked into each folder), built under
+/// another identity, for the tests of installing and of `--against`: an older version of the same plugin,
+/// and a rival plugin of another name that declares the same types.
+let ratingVariants: [(name: String, pluginName: String, version: String)] = [
+    ("RatingOlder", "CRating", "0.9.0"),
+    ("RatingRival", "RivalRating", "1.0.0"),
+]
+
 let package = Package(
     name: "MissiveBrokenPlugins",
-    products: brokenPlugins.map { .library(name: "Broken\($0)", type: .dynamic, targets: ["Broken\($0)"]) },
+    products: brokenPlugins.map { .library(name: "Broken\($0)", type: .dynamic, targets: ["Broken\($0)"]) }
+        + ratingVariants.map { .library(name: $0.name, type: .dynamic, targets: [$0.name]) },
     targets: [
         // The header and a trivial "echo" type that every fixture builds on.
         .target(name: "BrokenPluginSupport", path: "Support"),
     ] + brokenPlugins.map {
         .target(name: "Broken\($0)", dependencies: ["BrokenPluginSupport"], path: $0, publicHeadersPath: ".")
+    } + ratingVariants.map {
+        .target(
+            name: $0.name, dependencies: ["BrokenPluginSupport"], path: $0.name, publicHeadersPath: ".",
+            cSettings: [.define("RATING_PLUGIN_NAME", to: "\"\($0.pluginName)\""), .define("RATING_PLUGIN_VERSION", to: "\"\($0.version)\"")])
     }
 )

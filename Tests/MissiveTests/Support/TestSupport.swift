@@ -22,17 +22,18 @@ enum Fixtures {
         "\(buildDirectory)/lib\(name).so"
     }
 
-    /// The path of the deliberately broken plugin `name` (`libBroken<name>.so` for `Broken<name>`).
+    /// The path of the fixture plugin product `name` (`lib<name>.so`): a deliberately broken plugin such as
+    /// `BrokenNoEntry`, or a variant of the C sample such as `RatingOlder`.
     ///
-    /// The broken plugins are a package of their own (`Tests/Fixtures/BrokenPlugins`), so that they never land
+    /// The fixtures are a package of their own (`Tests/Fixtures/BrokenPlugins`), so that they never land
     /// beside the `missive` executable, on its default search path. The first call builds that package into
     /// `.build/fixtures`, once per test process.
-    static func brokenLibrary(_ name: String) throws -> String {
-        "\(try brokenBuildDirectory.get())/lib\(name).so"
+    static func fixtureLibrary(_ name: String) throws -> String {
+        "\(try fixtureBuildDirectory.get())/lib\(name).so"
     }
 
     /// The folder the broken plugins are built into, or why building them failed.
-    private static let brokenBuildDirectory: Result<String, FixtureBuildError> = {
+    private static let fixtureBuildDirectory: Result<String, FixtureBuildError> = {
         let package = repositoryRoot + "/Tests/Fixtures/BrokenPlugins"
         let scratch = repositoryRoot + "/.build/fixtures"
         let process = Process()
@@ -68,12 +69,12 @@ enum Fixtures {
     }
 
     /// A new folder holding copies of the given products, optionally renamed (`[product: file name]`).
-    /// Products named `Broken…` are the broken plugins; the others are the package's own.
+    /// Products the package builds come from its build folder, the others from the fixture package.
     static func stage(_ products: [String], renamed: [String: String] = [:]) throws -> String {
         let directory = try temporaryDirectory()
         for product in products {
             let name = renamed[product] ?? "lib\(product).so"
-            let source = product.hasPrefix("Broken") ? try brokenLibrary(product) : library(product)
+            let source = FileManager.default.fileExists(atPath: library(product)) ? library(product) : try fixtureLibrary(product)
             try FileManager.default.copyItem(atPath: source, toPath: "\(directory)/\(name)")
         }
         return directory

@@ -1,0 +1,179 @@
+import Foundation
+import Missive
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a plugin cannot be installed or uninstalled.
+public struct PluginInstallError: Error, Sendable, CustomStringConvertible {
+    /// The file or plugin name concerned.
+    public let subject: String
+    /// What is wrong.
+    public let reason: String
+
+    /// `subject: reason`.
+    public var description: String { "\(subject): \(reason)" }
+
+    init(_ subject: String, _ reason: String) {
+        self.subject = subject
+        self.reason = reason
+    }
+}
+
+/// Installs plugin files into a plugin folder and removes them, the work behind `missive install` and
+/// `missive uninstall`.
+///
+/// Installing refuses a plugin whose names clash with another plugin installed in any of the installed
+/// folders (the per-user and the system folder), or whose file name another plugin already uses there. An
+/// installed copy of the same plugin (same plugin name) is replaced: the new file is written under a
+/// temporary name that discovery ignores and then renamed over the old one, so a host starting meanwhile
+/// sees the old plugin or the new one, never neither or a half-written file, and a running host keeps the
+/// copy it mapped. The new copy takes the old copy's file name, so that a user's copy of a plugin the
+/// system folder also has shadows it instead of clashing with it. Installing an older version over a
+/// newer one needs `allowDowngrade`. The conformance checks are the caller's to run between
+/// ``plan(_:allowDowngrade:)`` and ``install(_:)``.
+public struct PluginInstaller: Sendable {
+    /// The folder plugins are installed into and removed from.
+    public let destination: String
+    /// Every folder whose plugins count as installed, for clashes; includes ``destination``.
+    public let installedFolders: [String]
+
+    /// An installer into `destination` that checks names against the plugins of `installedFolders` (to
+    /// which `destination` is added).
+    public init(destination: String, installedFolders: [String]) {
+        // Spelled as discovery spells the folders of the files it finds, so that the two compare equal.
+        func normalized(_ folder: String) -> String { URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path }
+        let destination = normalized(destination)
+        let folders = installedFolders.map(normalized)
+        self.destination = destination
+        self.installedFolders = folders.contains(destination) ? folders : [destination] + folders
+    }
+
+    /// The installer for the per-user folder, or with `system` for the system folder; both folders count as
+    /// installed. `nil` when the environment names no per-user folder (no `HOME` or `XDG_DATA_HOME`) and
+    /// the per-user folder is wanted.
+    public static func standard(system: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) -> PluginInstaller? {
+        let systemFolder = PluginSearchPath.systemDirectory(environment)
+        let userFolder = PluginSearchPath.userDirectory(environment)
+        if system { return PluginInstaller(destination: systemFolder, installedFolders: [userFolder, systemFolder].compactMap { $0 }) }
+        guard let userFolder else { return nil }
+        return PluginInstaller(destination: userFolder, installedFolders: [userFolder, systemFolder])
+    }
+
+    /// What installing one file will do.
+    public struct Plan: Sendable {
+        /// The file to install.
+        public let source: String
+        /// Its metadata.
+        public let metadata: PluginMetadata
+        /// Where it will be.
+        public let target: String
+        /// The installed copy of the same plugin in the destination that it replaces, if any.
+        public let replacing: InstalledPlugin?
+        /// Copies of the same plugin in other installed folders, which the new copy shadows or is shadowed by.
+        public let otherCopies: [InstalledPlugin]
+    }
+
+    /// Decides where `source` goes and refuses it if it cannot be installed there.
+    ///
+    /// - Throws: ``PluginInstallError`` when the file is not a plugin, its names clash with an installed
+    ///   plugin, its file name is taken by another plugin, or it is older than the installed copy and
+    ///   `allowDowngrade` is false.
+    public func plan(_ source: String, allowDowngrade: Bool = false) throws(PluginInstallError) -> Plan {
+        let metadata: PluginMetadata
+        do {
+            metadata = try PluginMetadata.read(fromFile: source)
+        } catch {
+            throw PluginInstallError(source, "[\(error.code)] \(error.message)")
+        }
+        let own = NameClashes.resolved(source)
+        let installed = installedFolders.flatMap(InstalledPlugin.all(in:)).filter { NameClashes.resolved($0.path) != own }
+        let clashes = NameClashes.find(metadata, among: installed)
+        guard clashes.isEmpty else {
+            throw PluginInstallError(source, "its names clash with installed plugins: " + clashes.joined(separator: "; "))
+        }
+        let copies = installed.filter { $0.metadata.name == metadata.name }
+        let replacing = copies.first { $0.folder == destination }
+        let sourceName = URL(fileURLWithPath: source).lastPathComponent
+        guard sourceName.hasSuffix(".so") else { throw PluginInstallError(source, "a plugin file's name must end in .so, or discovery skips it") }
+        let fileName = replacing?.fileName ?? copies.first?.fileName ?? sourceName
+        // Another plugin under the same file name would be replaced (in the destination) or shadowed (elsewhere).
+        if let occupant = installed.first(where: { $0.fileName == fileName && $0.metadata.name != metadata.name }) {
+            throw PluginInstallError(
+                source, "\(fileName) is already the file name of another plugin, \(occupant); rename the file before installing it")
+        }
+        if let replacing, !allowDowngrade, Self.isVersion(metadata.version, olderThan: replacing.metadata.version) {
+            throw PluginInstallError(
+                source, "version \(metadata.version) is older than the installed \(replacing); use --allow-downgrade to install it anyway")
+        }
+        return Plan(source: source, metadata: metadata, target: destination + "/" + fileName, replacing: replacing,
+                    otherCopies: copies.filter { $0.folder != destination })
+    }
+
+    /// Copies the file into place: to a temporary name first (which discovery skips, since it does not end
+    /// in `.so`), then renamed over the target, creating the destination folder if needed.
+    public func install(_ plan: Plan) throws(PluginInstallError) {
+        let manager = FileManager.default
+        do {
+            try manager.createDirectory(atPath: destination, withIntermediateDirectories: true)
+        } catch {
+            throw PluginInstallError(destination, "cannot create the plugin folder: \(error.localizedDescription)")
+        }
+        let temporary = destination + "/.\(URL(fileURLWithPath: plan.target).lastPathComponent).\(getpid()).partial"
+        do {
+            try? manager.removeItem(atPath: temporary)
+            try manager.copyItem(atPath: plan.source, toPath: temporary)
+            try manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: temporary)
+        } catch {
+            try? manager.removeItem(atPath: temporary)
+            throw PluginInstallError(plan.target, "cannot write the plugin: \(error.localizedDescription)")
+        }
+        guard rename(temporary, plan.target) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? manager.removeItem(atPath: temporary)
+            throw PluginInstallError(plan.target, "cannot move the plugin into place: \(reason)")
+        }
+    }
+
+    /// Removes the installed plugin whose plugin name or file name is `name` from the destination.
+    ///
+    /// - Returns: what was removed: the plugin, or for a file that is not a readable plugin, `nil`.
+    /// - Throws: ``PluginInstallError`` when nothing in the destination has that name, or it cannot be removed.
+    @discardableResult
+    public func uninstall(_ name: String) throws(PluginInstallError) -> (path: String, plugin: InstalledPlugin?) {
+        let plugins = InstalledPlugin.all(in: destination)
+        let path: String
+        let plugin = plugins.first { $0.metadata.name == name } ?? plugins.first { $0.fileName == name }
+        if let plugin {
+            path = plugin.path
+        } else if name.hasSuffix(".so"), !name.contains("/"), FileManager.default.fileExists(atPath: destination + "/" + name) {
+            // A file that is not a readable plugin, which the user wants gone all the same.
+            path = destination + "/" + name
+        } else {
+            let names = plugins.map { "\($0.metadata.name) (\($0.fileName))" }
+            throw PluginInstallError(
+                name, "no plugin of that name or file name is installed in \(destination)"
+                    + (names.isEmpty ? "" : "; installed there: " + names.joined(separator: ", ")))
+        }
+        guard unlink(path) == 0 else {
+            throw PluginInstallError(path, "cannot remove it: \(String(cString: strerror(errno)))")
+        }
+        return (path, plugin)
+    }
+
+    /// Whether version `a` is older than `b`, comparing their dot-separated numbers (`1.10.0` is newer than
+    /// `1.9.2`); `false` when either is not a plain dotted version, since then no order is known.
+    public static func isVersion(_ a: String, olderThan b: String) -> Bool {
+        func numbers(_ version: String) -> [Int]? {
+            let parts = version.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+            guard !parts.isEmpty, parts.allSatisfy({ ($0 ?? -1) >= 0 }) else { return nil }
+            return parts.map { $0! }
+        }
+        guard var x = numbers(a), var y = numbers(b) else { return false }
+        let length = max(x.count, y.count)
+        x += Array(repeating: 0, count: length - x.count)
+        y += Array(repeating: 0, count: length - y.count)
+        return x.lexicographicallyPrecedes(y)
+    }
+}

@@ -1,0 +1,171 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Missive
+import MissiveConformance
+
+extension MissiveCommand {
+    struct Install: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check plugin files with the conformance suite and install those that pass.",
+            discussion: """
+                Each file is checked at the chosen strictness (each check in a child process, as `missive check` \
+                does), then copied into the per-user plugin folder ($XDG_DATA_HOME/missive/plugins, by default \
+                ~/.local/share/missive/plugins), which is created if needed; --system installs into the system \
+                folder instead (/usr/local/lib/missive/plugins, or $MISSIVE_SYSTEM_PLUGIN_DIR). \
+                An installed copy of the same plugin is replaced atomically. A plugin that fails a check, whose \
+                names clash with another installed plugin, or that is older than the installed copy (without \
+                --allow-downgrade) is refused with the reason. Exit codes: 0 when every file was installed, 1 when \
+                any was refused, 2 for a usage error.
+                """)
+
+        @Argument(help: "Plugin files (.so) to install.")
+        var files: [String]
+
+        @Option(help: "Run the conformance checks up to this level, 1–10.")
+        var strictness = 5
+
+        @Flag(help: "Install into the system folder instead of the per-user folder.")
+        var system = false
+
+        @Flag(name: .customLong("allow-downgrade"), help: "Replace an installed copy even with an older version.")
+        var allowDowngrade = false
+
+        @Option(help: "Seconds a check may run before its process is killed.")
+        var timeout: Double = 30
+
+        @OptionGroup var logging: LoggingOptions
+
+        func validate() throws {
+            guard (1...10).contains(strictness) else { throw ValidationError("--strictness must be from 1 to 10") }
+            guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        }
+
+        func run() throws {
+            guard let installer = PluginInstaller.standard(system: system) else {
+                Console.error("no per-user plugin folder: set HOME or XDG_DATA_HOME, or use --system")
+                throw ExitCode(2)
+            }
+            let logger = logging.logger()
+            var refused = 0
+            for file in files {
+                let path = URL(fileURLWithPath: file).standardizedFileURL.path
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    Console.error("\(file): no such readable file")
+                    refused += 1
+                    continue
+                }
+                do {
+                    let plan = try installer.plan(path, allowDowngrade: allowDowngrade)
+                    let failures = try check(plan)
+                    guard failures.isEmpty else {
+                        Console.error("\(file): refused: it fails the conformance checks at strictness \(strictness):")
+                        for failure in failures { Console.error("  \(failure)") }
+                        Console.error("  (`missive check \(file) --strictness \(strictness)` shows every check)")
+                        refused += 1
+                        continue
+                    }
+                    try installer.install(plan)
+                    Console.out(summary(of: plan))
+                    for copy in plan.otherCopies {
+                        logger.notice("another copy of the plugin is installed elsewhere; the first in the search path is used",
+                                      metadata: ["missive.file": "\(copy.path)", "missive.version": "\(copy.metadata.version)"])
+                    }
+                } catch let error as PluginInstallError {
+                    Console.error("\(error.subject): refused: \(error.reason)")
+                    refused += 1
+                }
+            }
+            if refused > 0 { throw ExitCode(1) }
+        }
+
+        /// Runs the conformance suite on the plan's file and returns one line per failed check.
+        private func check(_ plan: PluginInstaller.Plan) throws -> [String] {
+            var options = ConformanceOptions()
+            options.strictness = strictness
+            options.timeout = timeout
+            options.seed = UInt64.random(in: 0...UInt64.max)
+            options.isolation = .childProcess(executable: MissiveCommand.executablePath)
+            let progress = Progress(label: "checking \(URL(fileURLWithPath: plan.source).lastPathComponent)")
+            let report: ConformanceReport
+            do {
+                report = try ConformanceRunner(options: options).run(files: [plan.source]) { _, result in progress.step(result.id) }
+            } catch {
+                progress.finish()
+                Console.error(error.description)
+                throw ExitCode(2)
+            }
+            progress.finish()
+            let results = report.plugins.flatMap(\.results).filter { $0.outcome.isFailure && !$0.isExpectedFailure }
+            return results.map { "\($0.id): \($0.outcome.name): \($0.outcome.detail)" } + (results.isEmpty ? [] : ["(seed \(report.seed))"])
+        }
+
+        private func summary(of plan: PluginInstaller.Plan) -> String {
+            let name = "\(plan.metadata.name) \(plan.metadata.version)"
+            guard let old = plan.replacing else { return "installed \(name) as \(plan.target)" }
+            if old.metadata.version == plan.metadata.version { return "reinstalled \(name) as \(plan.target)" }
+            let direction = PluginInstaller.isVersion(plan.metadata.version, olderThan: old.metadata.version) ? "downgraded" : "upgraded"
+            return "\(direction) \(plan.metadata.name) \(old.metadata.version) → \(plan.metadata.version) as \(plan.target)"
+        }
+    }
+
+    struct Uninstall: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an installed plugin, by its plugin name or its file name.",
+            discussion: """
+                Removes the plugin from the per-user plugin folder, or with --system from the system folder. \
+                Exit code 1 when no installed plugin has that name.
+                """)
+
+        @Argument(help: "The plugin's name (as `missive list` shows it) or file name.")
+        var names: [String]
+
+        @Flag(help: "Remove from the system folder instead of the per-user folder.")
+        var system = false
+
+        @OptionGroup var logging: LoggingOptions
+
+        func run() throws {
+            guard let installer = PluginInstaller.standard(system: system) else {
+                Console.error("no per-user plugin folder: set HOME or XDG_DATA_HOME, or use --system")
+                throw ExitCode(2)
+            }
+            var failed = false
+            for name in names {
+                do {
+                    let removed = try installer.uninstall(name)
+                    Console.out("removed " + (removed.plugin.map { "\($0.metadata.name) \($0.metadata.version) " } ?? "") + removed.path)
+                } catch {
+                    Console.error("\(error.subject): \(error.reason)")
+                    failed = true
+                }
+            }
+            if failed { throw ExitCode(1) }
+        }
+    }
+}
+
+/// A one-line progress display on standard error, shown only when standard error is a terminal, so that
+/// piped and JSON output stay clean.
+final class Progress {
+    private let label: String
+    private let enabled = isatty(STDERR_FILENO) == 1
+    private var count = 0
+
+    init(label: String) {
+        self.label = label
+    }
+
+    /// Counts one step, showing its name.
+    func step(_ name: String) {
+        count += 1
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(label): \(count) checks done, last \(name)".utf8))
+    }
+
+    /// Clears the line.
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
