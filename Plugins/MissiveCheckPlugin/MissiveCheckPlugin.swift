@@ -1,28 +1,48 @@
 import Foundation
 import PackagePlugin
 
-/// `swift package missive-check [--product NAME]... [missive check options]`
+/// `swift package missive-check [--product NAME]... [-c debug|release] [missive check options]`
 ///
-/// Builds the package's dynamic library products (or the ones named with `--product`) and runs
-/// `missive check` on them. Every other argument goes to `missive check` unchanged. All the logic lives in
-/// the `missive` tool and the MissiveConformance library; this plugin only builds and runs.
+/// Builds the package's dynamic library products (or the ones named with `--product`) in the chosen
+/// configuration (debug by default; `-c release` checks what you ship) and runs `missive check` on them.
+/// Every other argument goes to `missive check` unchanged. All the logic lives in the `missive` tool and the
+/// MissiveConformance library; this plugin only builds and runs.
 @main
 struct MissiveCheckPlugin: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
-        var extractor = ArgumentExtractor(arguments)
+        // `-c NAME` is SwiftPM's short spelling; ArgumentExtractor knows only `--name` options.
+        var rest: [String] = []
+        var shortConfigurations: [String] = []
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            if argument == "-c" {
+                guard let value = remaining.popFirst() else { throw CheckPluginError("usage: -c needs debug or release") }
+                shortConfigurations.append(value)
+            } else {
+                rest.append(argument)
+            }
+        }
+        var extractor = ArgumentExtractor(rest)
         let wanted = extractor.extractOption(named: "product")
+        let configurations = shortConfigurations + extractor.extractOption(named: "configuration")
+        let configuration: PackageManager.BuildConfiguration
+        switch configurations.last {
+        case nil, "debug": configuration = .debug
+        case "release": configuration = .release
+        case let other?: throw CheckPluginError("usage: --configuration takes debug or release, not '\(other)'")
+        }
         let dynamicProducts = context.package.products.compactMap { $0 as? LibraryProduct }.filter { $0.kind == .dynamic }
         let products = wanted.isEmpty ? dynamicProducts : dynamicProducts.filter { wanted.contains($0.name) }
         let unknown = Set(wanted).subtracting(products.map(\.name))
         guard unknown.isEmpty else {
-            throw CheckPluginError("no dynamic library product named \(unknown.sorted().joined(separator: ", ")) in \(context.package.displayName)")
+            throw CheckPluginError("usage: no dynamic library product named \(unknown.sorted().joined(separator: ", ")) in \(context.package.displayName)")
         }
-        guard !products.isEmpty else { throw CheckPluginError("\(context.package.displayName) has no dynamic library products to check") }
+        guard !products.isEmpty else { throw CheckPluginError("usage: \(context.package.displayName) has no dynamic library products to check") }
 
         var files: [String] = []
         for product in products {
-            let result = try packageManager.build(.product(product.name), parameters: .init(configuration: .debug, echoLogs: true))
-            guard result.succeeded else { throw CheckPluginError("building \(product.name) failed") }
+            let result = try packageManager.build(.product(product.name), parameters: .init(configuration: configuration, echoLogs: true))
+            guard result.succeeded else { throw CheckPluginError("building \(product.name) (\(configuration)) failed") }
             files += result.builtArtifacts.filter { $0.kind == .dynamicLibrary }.map(\.url.path)
         }
 
@@ -32,9 +52,11 @@ struct MissiveCheckPlugin: CommandPlugin {
         process.arguments = ["check"] + files + extractor.remainingArguments
         try process.run()
         process.waitUntilExit()
-        if process.terminationStatus != 0 {
-            Diagnostics.error("missive check exited with code \(process.terminationStatus)")
-            throw CheckPluginError("conformance checks did not pass")
+        // missive check: 1 when a check fails, 2 for a usage error (which it has already explained).
+        switch process.terminationStatus {
+        case 0: return
+        case 2: throw CheckPluginError("usage error in the options given to missive check (see above; `missive check --help` lists them)")
+        case let status: throw CheckPluginError("conformance checks did not pass (missive check exited with code \(status))")
         }
     }
 }
