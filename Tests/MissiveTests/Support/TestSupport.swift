@@ -117,23 +117,45 @@ enum Fixtures {
     static func missive(
         _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:], directory: String? = nil
     ) throws -> Run {
-        let process = Process()
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        process.executableURL = URL(fileURLWithPath: buildDirectory + "/missive")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != PluginSearchPath.environmentVariable }
+        let environment = ProcessInfo.processInfo.environment.filter { $0.key != PluginSearchPath.environmentVariable }
             .merging(["MISSIVE_METADATA_CACHE": cliMetadataCache]) { _, new in new }
             .merging(extra) { _, new in new }
-        let out = Pipe(), err = Pipe(), inPipe = Pipe()
+        return try run(buildDirectory + "/missive", arguments, input: input, directory: directory, environment: environment, inherit: false)
+    }
+
+    /// Runs a program and collects what it prints. The environment is this process's with `environment`
+    /// added, or with `inherit: false` exactly `environment`.
+    static func run(
+        _ executable: String, _ arguments: [String], input: String? = nil, directory: String? = nil,
+        environment: [String: String] = [:], inherit: Bool = true
+    ) throws -> Run {
+        let process = Process()
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = inherit ? ProcessInfo.processInfo.environment.merging(environment) { _, new in new } : environment
+        // Output goes to files, not pipes: a child that fills one pipe while the other is read would block.
+        let outputs = NSTemporaryDirectory() + "missive-tests-run-" + UUID().uuidString
+        _ = FileManager.default.createFile(atPath: outputs + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: outputs + ".err", contents: nil)
+        defer {
+            try? FileManager.default.removeItem(atPath: outputs + ".out")
+            try? FileManager.default.removeItem(atPath: outputs + ".err")
+        }
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outputs + ".out"))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: outputs + ".err"))
+        let inPipe = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = inPipe
         try process.run()
+        try out.close()
+        try err.close()
         if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
         try inPipe.fileHandleForWriting.close()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let stdout = FileManager.default.contents(atPath: outputs + ".out") ?? Data()
+        let stderr = FileManager.default.contents(atPath: outputs + ".err") ?? Data()
         return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 

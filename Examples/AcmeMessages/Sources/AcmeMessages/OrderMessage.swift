@@ -1,0 +1,28 @@
+import MissivePluginKit
+
+/// An order card from Acme's shop: the order number, its total and what was bought.
+@MissiveMessage("acme:order", businessID: "order", persistence: .counted)
+struct OrderMessage: Codable, MessageContentView {
+    struct Money: Codable, Sendable {
+        var amount: String
+        var currency: String
+    }
+
+    struct Item: Codable, Sendable {
+        var sku: String
+        var qty: Int
+    }
+
+    var orderID: String
+    var total: Money
+    var items: [Item]
+
+    static var examples: [OrderMessage] {
+        [OrderMessage(orderID: "A-1042", total: Money(amount: "42.50", currency: "EUR"), items: [Item(sku: "maki-8", qty: 2)])]
+    }
+
+    var digest: String { "[Order] \(orderID), \(total.amount) \(total.currency)" }
+    var searchableWords: [String]? { [orderID] + items.map(\.sku) }
+}
+
+#MissivePlugin(name: "AcmeMessages", version: "1.0.0", vendor: "Acme", types: [OrderMessage.self])

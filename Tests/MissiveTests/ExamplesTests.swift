@@ -1,0 +1,143 @@
+import Foundation
+import Missive
+import Testing
+
+/// The README's code is the code of `Examples/`, and the examples build and run as the README says: a
+/// plugin package (`Examples/AcmeMessages`) and a host (`Examples/ChatHost`), each depending on Missive by
+/// its published URL, resolved here to a snapshot of this checkout tagged with the current version.
+@Suite struct ExamplesTests {
+    /// A fenced Swift block of a Markdown file, and the file it says it shows.
+    struct Snippet {
+        let document: String
+        let line: Int
+        let shownFile: String?
+        let code: String
+    }
+
+    /// Every ```swift block of the README and docs/, with the `<!-- file: PATH -->` line above it, if any.
+    static func swiftSnippets() throws -> [Snippet] {
+        let docs = (try? FileManager.default.contentsOfDirectory(atPath: Fixtures.repositoryRoot + "/docs")) ?? []
+        let documents = ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        var snippets: [Snippet] = []
+        for document in documents {
+            let lines = try String(contentsOfFile: Fixtures.repositoryRoot + "/" + document, encoding: .utf8)
+                .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            var index = 0
+            while index < lines.count {
+                defer { index += 1 }
+                guard lines[index] == "```swift" else { continue }
+                let start = index
+                let marker = lines[..<start].last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+                let shownFile = marker.flatMap { line -> String? in
+                    guard line.hasPrefix("<!-- file: "), line.hasSuffix(" -->") else { return nil }
+                    return String(line.dropFirst("<!-- file: ".count).dropLast(" -->".count))
+                }
+                index += 1
+                while index < lines.count && lines[index] != "```" { index += 1 }
+                snippets.append(Snippet(document: document, line: start + 1, shownFile: shownFile,
+                                        code: lines[(start + 1)..<index].joined(separator: "\n") + "\n"))
+            }
+        }
+        return snippets
+    }
+
+    @Test func everySwiftSnippetIsAnExampleFileShownWhole() throws {
+        let snippets = try Self.swiftSnippets()
+        #expect(snippets.count >= 5)
+        for snippet in snippets {
+            let file = try #require(snippet.shownFile, "\(snippet.document):\(snippet.line): a Swift block needs a <!-- file: PATH --> line above it")
+            let text = try String(contentsOfFile: Fixtures.repositoryRoot + "/" + file, encoding: .utf8)
+            #expect(snippet.code == text, "\(snippet.document):\(snippet.line) differs from \(file)")
+        }
+        // Every Swift file of the examples is shown, so none can drift unseen.
+        let shown = Set(snippets.compactMap(\.shownFile))
+        let examples = FileManager.default.enumerator(atPath: Fixtures.repositoryRoot + "/Examples")!.compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") && !$0.contains(".build") }.map { "Examples/" + $0 }
+        #expect(Set(examples).subtracting(shown).isEmpty, "not shown in the README: \(Set(examples).subtracting(shown).sorted())")
+    }
+
+    @Test func theReadmesDependencyLineIsTheOneTheExamplesUse() throws {
+        let readme = try String(contentsOfFile: Fixtures.repositoryRoot + "/README.md", encoding: .utf8)
+        let line = ".package(url: \"\(Self.packageURL)\", from: \"\(MissiveVersion.string)\"),"
+        #expect(readme.contains("```\n" + line + "\n```"))
+        for example in ["AcmeMessages", "ChatHost"] {
+            let manifest = try String(contentsOfFile: Fixtures.repositoryRoot + "/Examples/\(example)/Package.swift", encoding: .utf8)
+            #expect(manifest.contains("        " + line + "\n"), "\(example)")
+        }
+    }
+
+    /// The URL the examples (and the README) depend on Missive by.
+    static let packageURL = "https://github.com/missive-chat/missive"
+
+    @Test(.timeLimit(.minutes(20)))
+    func thePluginAndTheHostExamplesBuildTestAndRunAsTheReadmeShows() throws {
+        let work = try Fixtures.temporaryDirectory()
+        let snapshot = try Self.snapshot(into: work + "/missive")
+        let configuration = work + "/swiftpm-configuration"
+        try FileManager.default.createDirectory(atPath: configuration, withIntermediateDirectories: true)
+        let mirrors = #"{"object":[{"mirror":"file://\#(snapshot)","original":"\#(Self.packageURL)"}],"version":1}"#
+        try Data(mirrors.utf8).write(to: URL(fileURLWithPath: configuration + "/mirrors.json"))
+        for example in ["AcmeMessages", "ChatHost"] {
+            try FileManager.default.copyItem(atPath: Fixtures.repositoryRoot + "/Examples/" + example, toPath: work + "/" + example)
+        }
+        func swift(_ arguments: [String], in package: String, environment: [String: String] = [:]) throws -> Fixtures.Run {
+            // Right after the subcommand: after a command plugin's name, options go to the plugin.
+            let run = try Fixtures.run(
+                "/usr/bin/env", ["swift", arguments[0], "--config-path", configuration] + arguments.dropFirst(), directory: work + "/" + package,
+                environment: environment)
+            #expect(run.status == 0, "swift \(arguments.joined(separator: " ")) in \(package):\n\(run.stdout)\n\(run.stderr)")
+            return run
+        }
+
+        // The plugin author: build, unit-test the type, check the plugin with the command plugin.
+        _ = try swift(["build"], in: "AcmeMessages")
+        let unitTests = try swift(["test"], in: "AcmeMessages")
+        #expect((unitTests.stdout + unitTests.stderr).contains("2 tests"))
+        let check = try swift(["package", "missive-check", "--product", "AcmeMessages"], in: "AcmeMessages")
+        #expect(check.stdout.contains("PASSED: 1 plugin(s)"))
+        let plugin = work + "/AcmeMessages/.build/debug/libAcmeMessages.so"
+
+        // Installing it, with the missive command that comes with the dependency.
+        let home = work + "/home"
+        let environment = ["XDG_DATA_HOME": home, PluginSearchPath.systemDirectoryVariable: work + "/system"]
+        let install = try swift(["run", "missive", "install", plugin], in: "AcmeMessages", environment: environment)
+        #expect(install.stdout.contains("installed AcmeMessages 1.0.0 as \(home)/missive/plugins/libAcmeMessages.so"), "\(install.stdout)")
+        #expect(FileManager.default.fileExists(atPath: home + "/missive/plugins/libAcmeMessages.so"))
+
+        // The host developer: build and run the host on the sample conversation and a notice of its own.
+        _ = try swift(["build"], in: "ChatHost")
+        let notice = #"{"id":"n1","conversationID":"team","senderID":"app","sentAt":1767225800000,"objectName":"chat:notice","content":{"text":"Frank joined"}}"#
+        let conversation = try String(contentsOfFile: Fixtures.repositoryRoot + "/SampleData/conversation.jsonl", encoding: .utf8)
+        try Data((conversation + notice + "\n").utf8).write(to: URL(fileURLWithPath: work + "/input.jsonl"))
+        let host = try Fixtures.run(
+            work + "/ChatHost/.build/debug/chat-host", [work + "/input.jsonl"], directory: work,
+            environment: environment.merging([PluginSearchPath.environmentVariable: Fixtures.buildDirectory]) { $1 })
+        #expect(host.status == 0, "\(host.stderr)")
+        // The installed plugin decodes the order that hosts without it keep as unknown.
+        #expect(host.stdout.contains("m11 acme:order: [Order] A-1042, 42.50 EUR\n  persistence: counted (3)\n  re-encoded:  "))
+        #expect(host.stdout.contains("n1 chat:notice: [Notice] Frank joined\n  persistence: persisted (1)"))
+        #expect(host.stdout.contains("m03 demo:poll: [Poll] Where to?"))
+        // Unknown content goes out as it came in.
+        #expect(host.stdout.contains(#"m12 acme:receipt: [Unsupported message: acme:receipt]"#))
+        #expect(host.stdout.contains(#"re-encoded:  {"receipt":  "R-77" ,"lines":[1, 2.50e1, -0.5]}"#))
+        #expect(host.stderr.contains("ready: 4 plugins loaded, 0 deferred, 0 refused"), "\(host.stderr)")
+    }
+
+    /// A git repository at `path` holding this checkout's files (not its build folders), committed and
+    /// tagged with the current version, so that `from: "0.2.0"` resolves to the code under test.
+    static func snapshot(into path: String) throws -> String {
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let root = Fixtures.repositoryRoot
+        for name in try manager.contentsOfDirectory(atPath: root)
+        where !name.hasPrefix(".build") && ![".git", ".swiftpm", "Examples", "Benchmarks"].contains(name) {
+            try manager.copyItem(atPath: root + "/" + name, toPath: path + "/" + name)
+        }
+        for arguments in [["init", "-q"], ["add", "-A"], ["-c", "user.name=Missive Tests", "-c", "user.email=tests@missive.invalid", "commit", "-q", "-m", "snapshot"],
+                          ["tag", MissiveVersion.string]] {
+            let run = try Fixtures.run("/usr/bin/env", ["git"] + arguments, directory: path)
+            try #require(run.status == 0, "git \(arguments.joined(separator: " ")): \(run.stderr)")
+        }
+        return path
+    }
+}
