@@ -56,4 +56,20 @@ import Testing
             #expect(decode(noise).unknown?.rawContent == noise)
         }
     }
+
+    @Test func theReadmesOneLineCCommandBuildsAPluginThatLoads() throws {
+        let readme = try String(contentsOfFile: Fixtures.repositoryRoot + "/README.md", encoding: .utf8)
+        let start = try #require(readme.range(of: "`cc -shared"))
+        let end = try #require(readme[start.upperBound...].firstIndex(of: "`"))
+        let command = String(readme[readme.index(after: start.lowerBound)..<end])
+        #expect(command == "cc -shared -fPIC -I path/to/Sources/CMissivePlugin/include rating.c -o libCRating.so")
+        // Run it as written, from a folder holding a copy of the sample's source, with `path/to/` being the checkout.
+        let folder = try Fixtures.temporaryDirectory()
+        try FileManager.default.copyItem(atPath: Fixtures.repositoryRoot + "/SampleTypes/CRating/rating.c", toPath: folder + "/rating.c")
+        let run = try Fixtures.run("/bin/sh", ["-c", command.replacingOccurrences(of: "path/to/", with: Fixtures.repositoryRoot + "/")], directory: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        let plugin = try PluginLoader.load(folder + "/libCRating.so")
+        #expect(plugin.metadata.name == "CRating")
+        #expect(plugin.objectNames == ["demo:rating"])
+    }
 }
