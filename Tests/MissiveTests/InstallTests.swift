@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveConformance
 import Testing
 
 /// `missive install` and `missive uninstall`, run as users run them, each test with its own per-user and
@@ -122,5 +123,15 @@ import Testing
         let notPlugin = try home.missive("install", Fixtures.repositoryRoot + "/Package.swift")
         #expect(notPlugin.status == 1)
         #expect(notPlugin.stderr.contains("Package.swift: refused: [not-a-plugin]"))
+    }
+
+    @Test func versionsCompareByTheirNumbers() {
+        #expect(PluginInstaller.isVersion("1.9.2", olderThan: "1.10.0"))
+        #expect(PluginInstaller.isVersion("1.0", olderThan: "1.0.1"))
+        #expect(!PluginInstaller.isVersion("1.0.0", olderThan: "1.0"))
+        #expect(!PluginInstaller.isVersion("2.0.0", olderThan: "1.99.0"))
+        // No order is known for other spellings, so they never count as a downgrade.
+        #expect(!PluginInstaller.isVersion("1.0.0-beta", olderThan: "1.0.0"))
+        #expect(!PluginInstaller.isVersion("0.9", olderThan: "nightly"))
     }
 }
