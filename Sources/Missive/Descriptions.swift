@@ -49,3 +49,16 @@ extension UnknownMessage: CustomStringConvertible {
         "UnknownMessage \(objectName), \(rawContent.count) bytes kept: \(reason)"
     }
 }
+
+extension TypedContent: CustomStringConvertible {
+    /// The value itself, as Swift prints it.
+    public var description: String { String(describing: value) }
+}
+
+extension MessageRegistry.Builder: CustomStringConvertible {
+    /// `MessageRegistry.Builder: 9 types so far (MS:Text, …)`.
+    public var description: String {
+        let registry = build()
+        return "MessageRegistry.Builder: \(registry.types.count) types so far (\(registry.types.map(\.objectName).joined(separator: ", ")))"
+    }
+}

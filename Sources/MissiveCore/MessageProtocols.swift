@@ -111,11 +111,32 @@ public enum MissiveJSON {
             return "invalid JSON: \(context.debugDescription)"
         case DecodingError.keyNotFound(let key, _):
             return "missing field '\(key.stringValue)'"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return "wrong type at '\(path.isEmpty ? "content" : path)': \(context.debugDescription)"
+        case DecodingError.typeMismatch(let type, let context):
+            return "wrong type at '\(path(context))': expected \(jsonKind(type))"
+        case DecodingError.valueNotFound(let type, let context):
+            return "wrong type at '\(path(context))': expected \(jsonKind(type)), found null"
         default:
             return String(describing: error)
+        }
+    }
+
+    /// Where in the content a decoding error is, as `items.0.sku`, or `content` for the whole.
+    private static func path(_ context: DecodingError.Context) -> String {
+        let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+        return path.isEmpty ? "content" : path
+    }
+
+    /// The JSON kind a Swift type decodes from, in words: `a string`, `an array`, ...
+    private static func jsonKind(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type, is Substring.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is any BinaryInteger.Type: return "an integer"
+        case is any FloatingPoint.Type, is Decimal.Type: return "a number"
+        default:
+            let name = "\(type)"
+            if name.hasPrefix("Array<") || name.hasPrefix("Set<") || name.hasPrefix("[") && !name.contains(":") { return "an array" }
+            return "an object"
         }
     }
 }

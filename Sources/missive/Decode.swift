@@ -25,11 +25,19 @@ extension MissiveCommand {
 
         func run() throws {
             let data: Data
-            do {
-                data = input == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: input))
-            } catch {
-                Console.error("\(input): cannot read: \(error.localizedDescription)")
-                throw ExitCode(2)
+            if input == "-" {
+                data = FileHandle.standardInput.readDataToEndOfFile()
+            } else {
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else {
+                    Console.error("\(input): cannot read: no such file")
+                    throw ExitCode(2)
+                }
+                guard !isFolder.boolValue, let contents = FileManager.default.contents(atPath: input) else {
+                    Console.error("\(input): cannot read: " + (isFolder.boolValue ? "it is a folder" : "permission denied or not a regular file"))
+                    throw ExitCode(2)
+                }
+                data = contents
             }
             // Refused plugin files are logged as warnings on standard error.
             let result = plugins.discover(logger: logging.logger())
@@ -56,7 +64,7 @@ extension MissiveCommand {
         }
 
         private func report(_ error: MissiveError, line: Int) {
-            Console.error("line \(line): [\(error.code)] \(error.message)")
+            Console.error("\(input == "-" ? "<stdin>" : input): line \(line): [\(error.code)] \(error.message)")
             guard format == .json else { return }
             var json = JSONWriter()
             json.beginObject()

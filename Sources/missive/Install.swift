@@ -57,7 +57,7 @@ extension MissiveCommand {
                 }
                 do {
                     let plan = try installer.plan(path, allowDowngrade: allowDowngrade)
-                    let failures = try check(plan)
+                    let failures = try check(plan, logger: logger)
                     guard failures.isEmpty else {
                         Console.error("\(file): refused: it fails the conformance checks at strictness \(strictness):")
                         for failure in failures { Console.error("  \(failure)") }
@@ -80,7 +80,7 @@ extension MissiveCommand {
         }
 
         /// Runs the conformance suite on the plan's file and returns one line per failed check.
-        private func check(_ plan: PluginInstaller.Plan) throws -> [String] {
+        private func check(_ plan: PluginInstaller.Plan, logger: Logger) throws -> [String] {
             var options = ConformanceOptions()
             options.strictness = strictness
             options.timeout = timeout
@@ -89,7 +89,10 @@ extension MissiveCommand {
             let progress = Progress(label: "checking \(URL(fileURLWithPath: plan.source).lastPathComponent)")
             let report: ConformanceReport
             do {
-                report = try ConformanceRunner(options: options).run(files: [plan.source]) { _, result in progress.step(result.id) }
+                report = try ConformanceRunner(options: options).run(files: [plan.source]) { file, result in
+                    progress.step(result.id)
+                    logger.debug("\(result.id): \(result.outcome.name)", metadata: ["missive.file": "\(file)", "missive.detail": "\(result.outcome.detail)"])
+                }
             } catch {
                 progress.finish()
                 Console.error(error.description)

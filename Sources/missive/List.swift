@@ -74,16 +74,22 @@ extension MissiveCommand {
                 switch type.origin {
                 case .builtIn: source = "built-in"
                 case .application: source = "application"
-                case .plugin(let info): source = "\(info.name) \(info.version)  \(info.path)"
+                case .plugin(let info): source = "\(info.name) \(info.version)"
                 }
-                return [type.objectName, type.businessID ?? "-", type.persistence.description, type.isMedia ? "media" : "-", source]
+                let file: String
+                if case .plugin(let info) = type.origin { file = info.path } else { file = "-" }
+                return [type.objectName, type.businessID ?? "-", type.persistence.description, type.isMedia ? "media" : "-", source, file]
             }
             Console.out("Registered types (\(rows.count)):")
-            Console.out(table([["OBJECTNAME", "BUSINESSID", "PERSISTENCE", "MEDIA", "SOURCE"]] + rows))
-            if !result.rejections.isEmpty {
-                Console.out("\nRejected (\(result.rejections.count)):")
-                for rejection in result.rejections {
-                    Console.out("  \(rejection.file ?? "-")\n    [\(rejection.code)] \(rejection.objectName.map { "\($0): " } ?? "")\(rejection.message)")
+            Console.out(table([["OBJECTNAME", "BUSINESSID", "PERSISTENCE", "MEDIA", "SOURCE", "FILE"]] + rows))
+            // A shadowed copy is how a user's copy overrides the system's: listed apart from real refusals.
+            let shadowed = result.rejections.filter { $0.code == .shadowed }
+            let refused = result.rejections.filter { $0.code != .shadowed }
+            for (title, errors) in [("Rejected", refused), ("Skipped: shadowed by a file of the same name earlier in the search path", shadowed)]
+            where !errors.isEmpty {
+                Console.out("\n\(title) (\(errors.count)):")
+                for error in errors {
+                    Console.out("  \(error.file ?? "-")\n    [\(error.code)] \(error.objectName.map { "\($0): " } ?? "")\(error.message)")
                 }
             }
         }

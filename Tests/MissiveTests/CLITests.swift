@@ -112,8 +112,23 @@ import Testing
         #expect(records.map { $0["line"] as? Int } == [1, 2, 4, 5])
         #expect(records.map { $0["id"] as? String } == ["ok", nil, nil, "ok"])
         #expect((records[1]["error"] as? [String: Any])?["code"] as? String == "malformed-envelope")
-        #expect(run.stderr.contains("line 2: [malformed-envelope]"))
-        #expect(run.stderr.contains("line 4: [malformed-envelope] missing required field 'conversationID'"))
+        #expect(run.stderr.contains("missive: <stdin>: line 2: [malformed-envelope]"))
+        #expect(run.stderr.contains("missive: <stdin>: line 4: [malformed-envelope] missing required field 'conversationID'"))
+    }
+
+    @Test func decodeNamesAnInputItCannotRead() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let run = try Fixtures.missive("decode", folder)
+        #expect(run.status == 2)
+        #expect(run.stderr == "missive: \(folder): cannot read: it is a folder\n")
+        let missing = try Fixtures.missive("decode", folder + "/none.jsonl")
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "missive: \(folder)/none.jsonl: cannot read: no such file\n")
+        // A malformed line names the file.
+        try Data("{not json\n".utf8).write(to: URL(fileURLWithPath: folder + "/bad.jsonl"))
+        let bad = try Fixtures.missive("decode", folder + "/bad.jsonl")
+        #expect(bad.status == 1)
+        #expect(bad.stderr.hasPrefix("missive: \(folder)/bad.jsonl: line 1: [malformed-envelope]"))
     }
 
     @Test func inspectReadsMetadataAndRefusesNonPlugins() throws {
