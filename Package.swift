@@ -97,7 +97,10 @@ let package = Package(
         // the tests build into .build/fixtures: off the default search path of `swift run missive`.
         .testTarget(
             name: "MissiveTests",
-            dependencies: ["Missive", "MissivePluginKit", "MissiveConformance", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Missive", "MissivePluginKit", "MissiveConformance", "MissiveMacros", .product(name: "Logging", package: "swift-log"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+            ],
             swiftSettings: strictSwift
         ),
     ]

@@ -55,7 +55,7 @@ struct MissiveCheckPlugin: CommandPlugin {
         // missive check: 1 when a check fails, 2 for a usage error (which it has already explained).
         switch process.terminationStatus {
         case 0: return
-        case 2: throw CheckPluginError("usage error in the options given to missive check (see above; `missive check --help` lists them)")
+        case 2: throw CheckPluginError("usage error in the options given to missive check, which printed the reason; `missive check --help` lists them")
         case let status: throw CheckPluginError("conformance checks did not pass (missive check exited with code \(status))")
         }
     }

@@ -95,6 +95,15 @@ public struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
         else {
             throw MacroUsageError("persistence must be written .none, .persisted, .counted or .status")
         }
+        // The host would refuse these names at load time; say so while compiling.
+        if let problem = NameGrammar.objectNameProblem(objectName) { throw MacroUsageError(problem) }
+        if NameGrammar.isReservedObjectName(objectName) {
+            throw MacroUsageError("objectName '\(objectName)' uses the prefix '\(NameGrammar.reservedPrefix)', reserved for Missive's built-in types")
+        }
+        if let businessID {
+            if let problem = NameGrammar.businessIDProblem(businessID) { throw MacroUsageError(problem) }
+            if NameGrammar.isReservedBusinessID(businessID) { throw MacroUsageError("businessID '\(businessID)' uses a prefix reserved for Missive") }
+        }
         return Declared(objectName: objectName, businessID: businessID, persistence: member.declName.baseName.text)
     }
 

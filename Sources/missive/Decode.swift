@@ -114,6 +114,7 @@ extension MissiveCommand {
             let words = message.content.searchableWords
             Console.out("    words:       \(words.isEmpty ? "-" : words.joined(separator: " | "))")
             Console.out("    persistence: \(message.persistence)")
+            Console.out("    push:        \(message.content.pushContent ?? "- (never pushed)")")
             if let media = message.content.media {
                 Console.out("    media:       \(media.remoteURL ?? media.localPath ?? "-") \(media.mimeType) \(media.sizeBytes.map { "\($0) bytes" } ?? "")")
             }

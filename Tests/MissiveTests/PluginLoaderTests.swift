@@ -50,7 +50,7 @@ import Testing
     @Test(arguments: [
         ("BrokenWrongABI", MissiveError.Code.unsupportedABI, "descriptor reports ABI 2.0"),
         ("BrokenNoEntry", .missingEntry, "does not export missive_plugin_entry_v1"),
-        ("BrokenMetadataMismatch", .metadataMismatch, "fixture:declared"),
+        ("BrokenMetadataMismatch", .metadataMismatch, "the metadata declares fixture:declared, which the descriptor lacks"),
         ("BrokenUnresolvedSymbol", .loadFailed, "undefined symbol: missive_fixture_symbol_that_does_not_exist"),
     ])
     func brokenPluginsAreRefusedWithTheirReason(product: String, code: MissiveError.Code, reason: String) throws {

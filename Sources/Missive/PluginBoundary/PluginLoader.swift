@@ -178,11 +178,21 @@ public enum PluginLoader {
         if metadata.name != info.name { differences.append("name '\(metadata.name)' vs '\(info.name)'") }
         if metadata.version != info.version { differences.append("version '\(metadata.version)' vs '\(info.version)'") }
         if metadata.vendor != info.vendor { differences.append("vendor '\(metadata.vendor)' vs '\(info.vendor)'") }
-        // Compared as sorted lists: the linker decides the order of records in the section.
-        let declared = metadata.types.map { "\($0.objectName)|\($0.businessID ?? "-")|\($0.persistenceValue)|\($0.isMedia)" }.sorted()
-        let actual = types.map { "\($0.objectName)|\($0.businessID ?? "-")|\($0.persistenceValue)|\($0.isMedia)" }.sorted()
+        // Compared as sets: the linker decides the order of records in the section.
+        let declaredNames = Set(metadata.types.map(\.objectName)), actualNames = Set(types.map(\.objectName))
+        let onlyDeclared = declaredNames.subtracting(actualNames).sorted(), onlyActual = actualNames.subtracting(declaredNames).sorted()
+        if !onlyDeclared.isEmpty {
+            differences.append(
+                "the metadata declares \(onlyDeclared.joined(separator: ", ")), which the descriptor lacks "
+                    + "(with the Swift SDK: list every @MissiveMessage type in #MissivePlugin's types)")
+        }
+        if !onlyActual.isEmpty { differences.append("the descriptor has \(onlyActual.joined(separator: ", ")), which the metadata does not declare") }
+        let declared = metadata.types.filter { actualNames.contains($0.objectName) }
+            .map { "\($0.objectName)|\($0.businessID ?? "-")|\($0.persistenceValue)|\($0.isMedia)" }.sorted()
+        let actual = types.filter { declaredNames.contains($0.objectName) }
+            .map { "\($0.objectName)|\($0.businessID ?? "-")|\($0.persistenceValue)|\($0.isMedia)" }.sorted()
         if declared != actual {
-            differences.append("types [\(declared.joined(separator: ", "))] vs [\(actual.joined(separator: ", "))]")
+            differences.append("types [\(declared.joined(separator: ", "))] vs [\(actual.joined(separator: ", "))] (objectName|businessID|persistence|media)")
         }
         guard !differences.isEmpty else { return nil }
         return "metadata disagrees with the runtime descriptor (metadata vs descriptor): \(differences.joined(separator: "; "))"
