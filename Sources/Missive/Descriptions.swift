@@ -56,9 +56,6 @@ extension TypedContent: CustomStringConvertible {
 }
 
 extension MessageRegistry.Builder: CustomStringConvertible {
-    /// `MessageRegistry.Builder: 9 types so far (MS:Text, …)`.
-    public var description: String {
-        let registry = build()
-        return "MessageRegistry.Builder: \(registry.types.count) types so far (\(registry.types.map(\.objectName).joined(separator: ", ")))"
-    }
+    /// `MessageRegistry.Builder, so far MessageRegistry: 9 types (MS:Text, …)`.
+    public var description: String { "MessageRegistry.Builder, so far \(build())" }
 }

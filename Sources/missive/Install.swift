@@ -42,10 +42,7 @@ extension MissiveCommand {
         }
 
         func run() throws {
-            guard let installer = PluginInstaller.standard(system: system) else {
-                Console.error("no per-user plugin folder: set HOME or XDG_DATA_HOME, or use --system")
-                throw ExitCode(2)
-            }
+            let installer = try MissiveCommand.installer(system: system)
             let logger = logging.logger()
             var refused = 0
             for file in files {
@@ -129,10 +126,7 @@ extension MissiveCommand {
         @OptionGroup var logging: LoggingOptions
 
         func run() throws {
-            guard let installer = PluginInstaller.standard(system: system) else {
-                Console.error("no per-user plugin folder: set HOME or XDG_DATA_HOME, or use --system")
-                throw ExitCode(2)
-            }
+            let installer = try MissiveCommand.installer(system: system)
             var failed = false
             for name in names {
                 do {
@@ -145,6 +139,17 @@ extension MissiveCommand {
             }
             if failed { throw ExitCode(1) }
         }
+    }
+}
+
+extension MissiveCommand {
+    /// The installer for the per-user folder, or the system folder; a usage error when there is no per-user folder.
+    static func installer(system: Bool) throws -> PluginInstaller {
+        guard let installer = PluginInstaller.standard(system: system) else {
+            Console.error("no per-user plugin folder: set HOME or XDG_DATA_HOME, or use --system")
+            throw ExitCode(2)
+        }
+        return installer
     }
 }
 

@@ -50,8 +50,7 @@ import Testing
     @Test func aPluginFromAnotherSwiftPatchLoadsWithAWarning() throws {
         let (path, claimed) = try Self.pluginClaimingAnotherCompiler(component: 2)
         let records = LogRecords()
-        var logger = Logger(label: "test") { _ in records }
-        logger.logLevel = .warning
+        let logger = Logger(label: "test") { _ in records }
         let plugin = try PluginLoader.load(path, logger: logger)
         #expect(plugin.metadata.swiftVersion == claimed)
         let warnings = records.all.filter { $0.level == .warning }

@@ -187,20 +187,19 @@ public enum PluginLoader {
                     + "(with the Swift SDK: list every @MissiveMessage type in #MissivePlugin's types)")
         }
         if !onlyActual.isEmpty { differences.append("the descriptor has \(onlyActual.joined(separator: ", ")), which the metadata does not declare") }
-        let declared = metadata.types.filter { actualNames.contains($0.objectName) }
-            .map { "\($0.objectName)|\($0.businessID ?? "-")|\($0.persistenceValue)|\($0.isMedia)" }.sorted()
-        let actual = types.filter { declaredNames.contains($0.objectName) }
-            .map { "\($0.objectName)|\($0.businessID ?? "-")|\($0.persistenceValue)|\($0.isMedia)" }.sorted()
+        // Of the types both sides name, the facts that differ.
+        let declared = declaredTypes.filter { actualNames.contains($0.objectName) }, actual = actualTypes.filter { declaredNames.contains($0.objectName) }
         if declared != actual {
-            differences.append("types [\(declared.joined(separator: ", "))] vs [\(actual.joined(separator: ", "))] (objectName|businessID|persistence|media)")
+            differences.append("types [\(declared.map(\.description).joined(separator: ", "))] vs [\(actual.map(\.description).joined(separator: ", "))] (objectName|businessID|persistence|media)")
         }
         guard !differences.isEmpty else { return nil }
         return "metadata disagrees with the runtime descriptor (metadata vs descriptor): \(differences.joined(separator: "; "))"
     }
 
     /// What the metadata and the descriptor must agree on for one type.
-    private struct TypeFacts: Comparable {
+    private struct TypeFacts: Comparable, CustomStringConvertible {
         let objectName: String, businessID: String?, persistence: UInt32, isMedia: Bool
+        var description: String { "\(objectName)|\(businessID ?? "-")|\(persistence)|\(isMedia)" }
         init(_ objectName: String, _ businessID: String?, _ persistence: UInt32, _ isMedia: Bool) {
             (self.objectName, self.businessID, self.persistence, self.isMedia) = (objectName, businessID, persistence, isMedia)
         }
