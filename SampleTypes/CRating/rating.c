@@ -1,9 +1,10 @@
 /*
  * demo:rating, a Missive message type written in plain C.
  *
- * Content: {"score": 1..5, "comment": "text"}; other members are ignored (so MS:Custom content with
- * "businessID": "evaluation" decodes too). The decoded handle is an immutable struct, so every function
- * may run on any thread at once, as missive_plugin.h requires.
+ * Content: {"score": 1..5, "comment": "text"}. Other members are ignored, as missive_plugin.h requires
+ * ("Content, and what a type must not lose"): MS:Custom content carries "businessID": "evaluation", and a
+ * newer sender may add members. encode writes the two members it knows; the host keeps the rest. The
+ * decoded handle is an immutable struct, so every function may run on any thread at once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,9 +234,8 @@ static int skip_value(reader *r, int depth) {
 
 /* ---- The type's functions ---- */
 
-static void report(const missive_sink *sink, const char *message) {
-    if (sink && sink->write) sink->write(sink->context, (const uint8_t *)message, strlen(message));
-}
+/* The host never passes a NULL sink (missive_plugin.h, "Pointers and lengths"). */
+static void report(const missive_sink *sink, const char *message) { missive_write_string(sink, message); }
 
 static int32_t rating_decode(void *context, const uint8_t *content, size_t length, missive_message **out,
                              const missive_sink *error) {
@@ -403,6 +403,8 @@ static const missive_type rating_type = {
     .searchable_words = rating_words,
     .media = NULL,
     .get_extension = NULL,
+    .container = NULL, /* business_id registers it in MS:Custom */
+    .container_value = NULL,
 };
 
 static const missive_type *const rating_types[] = {&rating_type};
@@ -416,9 +418,15 @@ static const missive_plugin rating_plugin = {
     .type_count = 1,
     .types = rating_types,
     .get_extension = NULL,
+    .container_count = 0,
+    .containers = NULL,
+    .context = NULL,
+    .get_plugin_extension = NULL,
 };
 
-__attribute__((visibility("default"))) const missive_plugin *missive_plugin_entry_v1(const missive_host *host) {
-    if (host && (host->abi_version >> 16) != MISSIVE_ABI_MAJOR) return NULL;
+/* No version check: the entry's name carries the ABI major, and a host refuses a plugin of a newer minor
+ * from its metadata before calling it. */
+MISSIVE_EXPORT const missive_plugin *missive_plugin_entry_v1(const missive_host *host) {
+    (void)host;
     return &rating_plugin;
 }

@@ -1,19 +1,32 @@
 /*
- * missive_plugin.h: the Missive plugin ABI, major version 1.
+ * missive_plugin.h: the Missive plugin ABI, version 1.1.
  *
  * This header is the whole contract between a Missive host and a message-type
  * plugin (a shared library). Only C scalars, UTF-8 strings and byte buffers
  * cross it; no Swift type does. A plugin may be written in C, in Swift (through
- * MissivePluginKit) or in any language that can export a C function.
+ * MissivePluginKit) or in any language that can export a C function; the
+ * section "Layout" gives every size and offset for writing bindings by hand.
  *
  * Life cycle
  *   1. The host reads the plugin's metadata from the ELF section
- *      MISSIVE_METADATA_SECTION without loading the file (see "Metadata").
+ *      MISSIVE_METADATA_SECTION without loading the file (see "Metadata"). It
+ *      refuses the file there if the ABI major differs from its own or the
+ *      minor is newer than its own.
  *   2. It loads the file with dlopen(RTLD_NOW | RTLD_LOCAL). It never unloads it.
  *   3. It looks up MISSIVE_ENTRY_SYMBOL and calls it once. The entry returns a
  *      descriptor that must stay valid, unchanged, for the life of the process.
  *   4. It checks abi_version and struct_size before reading any other field,
- *      then registers the types the descriptor lists.
+ *      then registers the containers and types the descriptor lists.
+ *
+ * Versions
+ *   The major version is in the entry's name: a host of major 2 looks up
+ *   missive_plugin_entry_v2 and never calls a v1 entry, so an entry need not
+ *   check the host's major. Minor versions only add: fields appended to the
+ *   structs below, new extension ids, new metadata members. A host of minor M
+ *   loads plugins of minor 0 to M (ABI 1.1 hosts load every 1.0 plugin), and
+ *   reads an appended field only when the struct's struct_size covers it
+ *   (MISSIVE_HAS_FIELD). A plugin built with this header records minor 1 in
+ *   its metadata and descriptor.
  *
  * Ownership
  *   - Every pointer in a descriptor (strings, arrays, examples, contexts) is
@@ -29,6 +42,13 @@
  *     returns, so the plugin may pass pointers to its own stack or temporaries.
  *     The plugin never hands the host memory to free, apart from the handle.
  *
+ * Pointers and lengths
+ *   - The host never passes a NULL sink, a sink whose write is NULL, or a NULL
+ *     out_message; a plugin need not test for them.
+ *   - Content is `length` bytes of UTF-8 JSON, not NUL-terminated: read exactly
+ *     `length` bytes. When length is 0, content may be NULL.
+ *   - A plugin may call write with length 0; bytes may then be NULL.
+ *
  * Threading
  *   - The entry function is called once, before any other call.
  *   - Every function of a missive_type may be called at the same time from any
@@ -38,6 +58,13 @@
  *     the same handle.
  *   - A sink must be used only on the thread, and during the call, it was
  *     given on.
+ *
+ * Failures never cross the boundary
+ *   No function may unwind into the host: a C++ exception, a Rust panic or a
+ *   longjmp past the call is undefined behaviour and usually aborts the whole
+ *   host. Catch them at the boundary (catch (...), std::panic::catch_unwind)
+ *   and return MISSIVE_FAILED with a reason instead. No function may call
+ *   exit, abort on bad input, or write to stdout/stderr.
  *
  * Strings
  *   All strings are UTF-8. Descriptor strings are NUL-terminated. Sink output
@@ -54,15 +81,15 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------------------------------
- * Versions and names
+ * Versions, names and symbols
  * ------------------------------------------------------------------------- */
 
 /* The ABI major version. A change here renames the entry symbol. */
 #define MISSIVE_ABI_MAJOR 1
-/* The ABI minor version. Minor versions only append fields to the structs
- * below; a host reads a field only when struct_size says it is there. */
-#define MISSIVE_ABI_MINOR 0
-/* The value of missive_plugin.abi_version: major in the high 16 bits. */
+/* The ABI minor version (see "Versions" above). */
+#define MISSIVE_ABI_MINOR 1
+/* The value of missive_plugin.abi_version and missive_host.abi_version:
+ * the major in the high 16 bits, the minor in the low 16. */
 #define MISSIVE_ABI_VERSION ((MISSIVE_ABI_MAJOR << 16) | MISSIVE_ABI_MINOR)
 
 /* The exported entry symbol. Its name carries the ABI major version. */
@@ -71,8 +98,32 @@ extern "C" {
 /* The ELF section that holds the plugin's metadata. */
 #define MISSIVE_METADATA_SECTION "missive_meta"
 
+/* Exports a symbol even when the plugin is compiled with -fvisibility=hidden.
+ * The entry's prototype below carries it, so a definition of the entry is
+ * exported whatever the compiler flags. */
+#if defined(_WIN32)
+#define MISSIVE_EXPORT __declspec(dllexport)
+#else
+#define MISSIVE_EXPORT __attribute__((visibility("default")))
+#endif
+
 /* ---------------------------------------------------------------------------
  * Status codes returned by plugin functions
+ *
+ * What each function may return, and what the host does otherwise:
+ *
+ *   function          OK            ABSENT              INVALID_CONTENT / FAILED
+ *   decode            handle set    (not allowed)       unknown message + reason
+ *   encode            content       (not allowed)       error with the reason
+ *   digest            the digest    (not allowed)       fallback digest
+ *   push_content      push text     no push at all      push the digest
+ *   searchable_words  the words     not searchable      not searchable
+ *   media             the fields    no media reference  no media reference
+ *
+ * A status that is not allowed for a function, and any value other than the
+ * four below, counts as MISSIVE_FAILED. decode returning MISSIVE_OK without
+ * setting *out_message counts as MISSIVE_FAILED too. A NULL push_content means
+ * "push the digest"; a NULL searchable_words means "not searchable".
  * ------------------------------------------------------------------------- */
 
 /* The call succeeded and wrote its result. */
@@ -100,13 +151,34 @@ extern "C" {
 
 /* ---------------------------------------------------------------------------
  * Type flags
+ *
+ * Bits this header does not define must be 0. A host ignores bits it does
+ * not define, so a later minor can give them a meaning older hosts skip.
  * ------------------------------------------------------------------------- */
 
 /* The type is a media type: its media function gives a media reference. */
 #define MISSIVE_TYPE_MEDIA 1
 
 /* ---------------------------------------------------------------------------
- * Buffers
+ * Text shown to people: the digest and the push content
+ *
+ * Both are one line of valid UTF-8: not empty, at most MISSIVE_TEXT_MAX_CODE_POINTS
+ * Unicode code points (count the bytes that are not 10xxxxxx continuation
+ * bytes), and none of these code points:
+ *   U+0000..U+001F (C0 controls, including tab, line feed and carriage return),
+ *   U+007F..U+009F (delete and the C1 controls, including U+0085 next line),
+ *   U+2028 line separator and U+2029 paragraph separator.
+ * The conformance suite checks these rules. A host repairs text that breaks
+ * them rather than failing: invalid UTF-8 becomes U+FFFD, each forbidden code
+ * point becomes a space, and text longer than the limit is cut to 255 code
+ * points plus U+2026. An empty digest, or a failing digest function, gives the
+ * fallback digest "[objectName]".
+ * ------------------------------------------------------------------------- */
+
+#define MISSIVE_TEXT_MAX_CODE_POINTS 256
+
+/* ---------------------------------------------------------------------------
+ * Buffers and sinks
  * ------------------------------------------------------------------------- */
 
 /* A byte range. Who owns it is stated where it is used. */
@@ -118,18 +190,42 @@ typedef struct missive_bytes {
 /* A writer the host lends to the plugin for one call.
  * write copies `length` bytes before it returns; it may be called several
  * times, and the pieces are joined in order unless the function that received
- * the sink says otherwise. */
+ * the sink says otherwise.
+ *
+ * Reasons for failures (ABI 1.1). A function other than decode that fails
+ * may say why in its output sink: it calls write(context, NULL, 0), the
+ * reason mark, and then writes a one-line reason, and returns MISSIVE_FAILED.
+ * On a failure status the host discards what was written before the mark and
+ * keeps what follows it as the reason; on MISSIVE_OK a NULL write with length
+ * 0 writes nothing (as in ABI 1.0). missive_fail_with_reason does both steps.
+ * decode has a sink of its own for its reason and needs no mark. */
 typedef struct missive_sink {
     void *context;
     void (*write)(void *context, const uint8_t *bytes, size_t length);
 } missive_sink;
+
+/* Writes a NUL-terminated string into a sink. */
+static inline void missive_write_string(const missive_sink *sink, const char *text) {
+    size_t length = 0;
+    while (text[length]) length++;
+    sink->write(sink->context, (const uint8_t *)text, length);
+}
+
+/* Marks the rest of the output as the reason for a failure, writes `reason`
+ * and returns MISSIVE_FAILED: `return missive_fail_with_reason(out, "...");`. */
+static inline int32_t missive_fail_with_reason(const missive_sink *sink, const char *reason) {
+    sink->write(sink->context, NULL, 0);
+    missive_write_string(sink, reason);
+    return MISSIVE_FAILED;
+}
 
 /* A decoded message: an opaque, immutable, plugin-side value. */
 typedef struct missive_message missive_message;
 
 /* The media reference a media type gives. The host fills struct_size and
  * size_bytes = -1 before the call; the plugin writes each field it knows
- * into its sink and sets size_bytes when it knows the size. */
+ * into its sink and sets size_bytes when it knows the size. A failing media
+ * function gives its reason (after the mark) in mime_type. */
 typedef struct missive_media_out {
     uint32_t struct_size;
     missive_sink remote_url;
@@ -137,6 +233,100 @@ typedef struct missive_media_out {
     missive_sink mime_type;
     int64_t size_bytes;
 } missive_media_out;
+
+/* ---------------------------------------------------------------------------
+ * Containers (ABI 1.1)
+ *
+ * A container is an objectName whose content names its real type in one
+ * top-level member, the key: MS:Custom, built into every host, dispatches on
+ * the string member "businessID"; a Matrix bridge can declare
+ * "m.room.message" dispatching on "msgtype"; a signalling container may
+ * dispatch on an integer. A type registers under a container with the value
+ * of the key that selects it: missive_type.business_id for MS:Custom, else
+ * missive_type.container and container_value.
+ *
+ * Grammar: a container's objectName follows the objectName grammar (and may
+ * not start with "MS:"); its key has 1 to 64 printable ASCII characters other
+ * than '"' and '\'. Values of a string key follow the businessID grammar;
+ * values of an integer key are written as the decimal spelling of an int64
+ * ("1001", "-3", no '+' and no leading zeros) and match JSON integers without
+ * a fraction or exponent. Content whose key is missing, of the wrong JSON
+ * type or registered by no type becomes an unknown message whose reason names
+ * the container and the key.
+ *
+ * Clashes: a container's objectName is an objectName like any other. Two
+ * plugins may declare the same container when they agree on its key and key
+ * kind; a declaration that disagrees is refused, with the types under it.
+ * A value is taken by the first type registered under it in that container.
+ * ------------------------------------------------------------------------- */
+
+#define MISSIVE_KEY_STRING 0
+#define MISSIVE_KEY_INTEGER 1
+
+typedef struct missive_container {
+    /* sizeof(missive_container) as the plugin was compiled. */
+    uint32_t struct_size;
+    /* MISSIVE_KEY_STRING or MISSIVE_KEY_INTEGER. */
+    uint32_t key_kind;
+    /* The container's objectName, for example "m.room.message". */
+    const char *object_name;
+    /* The top-level member to dispatch on, for example "msgtype". */
+    const char *key;
+} missive_container;
+
+/* ---------------------------------------------------------------------------
+ * Content, and what a type must not lose
+ *
+ * decode receives the content as sent. Content that arrived in a container
+ * still holds the container's key (MS:Custom content holds its "businessID"),
+ * and content from a newer sender may hold members this version of the type
+ * has never seen. A decoder must ignore top-level members it does not know;
+ * one that refuses them makes every container message an unknown message.
+ *
+ * encode writes one JSON object: the content as the type understands it,
+ * with every member it read (a member it read but leaves out would look
+ * unknown to the host). It need not keep members it does not know; the host
+ * does, by these rules:
+ *   - The host keeps the bytes each message was received with. Sending a
+ *     received message again sends those bytes; encode is not called.
+ *   - When a type makes new content for a received message (an edit, an
+ *     action), the host writes the new content's members first, then every
+ *     top-level member of the received content that neither the new content
+ *     nor the type's encoding of the received message contains, in received
+ *     order and spelling (the protobuf rule for unknown fields).
+ * So no helper is needed on the plugin's side.
+ *
+ * Evolving a type: add members, never remove, rename or retype them; make new
+ * members optional with a default, so that content from older senders stays
+ * valid; an older host keeps a newer sender's members through edits. A change
+ * older content cannot follow takes a new objectName.
+ * ------------------------------------------------------------------------- */
+
+/* ---------------------------------------------------------------------------
+ * Extensions
+ *
+ * Features beyond the core (a rendered view, actions) are extensions: a
+ * versioned struct the host asks for by id.
+ *   - Ids are spelled "missive.<name>.v<N>" for Missive's own (for example
+ *     "missive.view.v1") and "<reverse-domain>.<name>.v<N>" for anyone else's,
+ *     with <name> made of lowercase ASCII letters, digits and '_'.
+ *   - Every extension struct starts with uint32_t struct_size, set to its
+ *     sizeof as compiled. Within one id, later minors only append fields; an
+ *     incompatible change takes a new id (v<N+1>), and a plugin may offer both.
+ *   - The host reads a field only if MISSIVE_HAS_FIELD says it is there.
+ *   - get_extension returns NULL for an id it does not know. For a known id it
+ *     returns a pointer owned by the plugin, valid and unchanged for the life
+ *     of the process, the same pointer each time; it may be called from any
+ *     thread at any time after the entry returned.
+ *   - Per type: missive_type.get_extension(type->context, id). Per plugin:
+ *     missive_plugin.get_plugin_extension(plugin->context, id) (ABI 1.1); a
+ *     1.1 host calls the 1.0 get_extension(id) only when it is NULL.
+ * ------------------------------------------------------------------------- */
+
+/* Whether the struct at `pointer` (of type `type`, starting with struct_size)
+ * is large enough to hold `field`. */
+#define MISSIVE_HAS_FIELD(pointer, type, field) \
+    ((pointer)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 /* ---------------------------------------------------------------------------
  * A message type
@@ -163,23 +353,25 @@ typedef struct missive_type {
      * in *out_message. On failure returns MISSIVE_INVALID_CONTENT (or
      * MISSIVE_FAILED), leaves *out_message NULL, and may write a one-line
      * reason into `error`. The host takes ownership of *out_message only with
-     * MISSIVE_OK. Must never crash on any input. Required. */
+     * MISSIVE_OK. Must never crash on any input, and must refuse content that
+     * is not exactly one JSON value (trailing bytes included). Required. */
     int32_t (*decode)(void *context, const uint8_t *content, size_t length,
                       missive_message **out_message, const missive_sink *error);
 
     /* Frees a handle that decode returned. Required. */
     void (*release)(void *context, missive_message *message);
 
-    /* Writes the message's JSON content. Required. */
+    /* Writes the message's JSON content: one object (see "Content"). Required. */
     int32_t (*encode)(void *context, const missive_message *message,
                       const missive_sink *out);
 
-    /* Writes the one-line conversation digest. Required. */
+    /* Writes the one-line conversation digest (see "Text shown to people").
+     * Required. */
     int32_t (*digest)(void *context, const missive_message *message,
                       const missive_sink *out);
 
-    /* Writes the push text, or returns MISSIVE_ABSENT. NULL means "use the
-     * digest". Status types give none, whatever this returns. */
+    /* Writes the push text, or returns MISSIVE_ABSENT for no push. NULL means
+     * "push the digest". Status types give none, whatever this returns. */
     int32_t (*push_content)(void *context, const missive_message *message,
                             const missive_sink *out);
 
@@ -193,10 +385,19 @@ typedef struct missive_type {
     int32_t (*media)(void *context, const missive_message *message,
                      missive_media_out *out);
 
-    /* Returns the versioned extension named `extension_id` (for example a
-     * rendered view or actions, in later ABI minors), or NULL when the type
-     * lacks it. May be NULL itself. */
+    /* Returns the extension named `extension_id` (see "Extensions"), or NULL
+     * when the type lacks it. May be NULL itself. */
     const void *(*get_extension)(void *context, const char *extension_id);
+
+    /* ---- ABI 1.1 ---- */
+
+    /* The objectName of a container this plugin declares that the type
+     * registers under, or NULL (then business_id, if set, is its MS:Custom
+     * value). With a container, business_id must be NULL. */
+    const char *container;
+    /* The value of the container's key that selects this type; set exactly
+     * when container is. */
+    const char *container_value;
 } missive_type;
 
 /* ---------------------------------------------------------------------------
@@ -215,46 +416,148 @@ typedef struct missive_plugin {
     /* The message types, as an array of pointers so that missive_type may grow. */
     uint32_t type_count;
     const missive_type *const *types;
-    /* Plugin-wide versioned extensions, or NULL. */
+    /* ABI 1.0's plugin-wide extensions, without a context, or NULL. A 1.1
+     * plugin sets get_plugin_extension instead and leaves this NULL. */
     const void *(*get_extension)(const char *extension_id);
+
+    /* ---- ABI 1.1 ---- */
+
+    /* The containers the plugin declares, as an array of pointers. */
+    uint32_t container_count;
+    const missive_container *const *containers;
+    /* Passed unchanged as the first argument of get_plugin_extension. */
+    void *context;
+    /* Returns the plugin-wide extension named `extension_id`, or NULL. May be
+     * NULL itself. */
+    const void *(*get_plugin_extension)(void *context, const char *extension_id);
 } missive_plugin;
 
 /* What the host tells the plugin about itself when it calls the entry. The
  * struct and its strings are valid only during that call; copy what you keep. */
 typedef struct missive_host {
+    /* The host's MISSIVE_ABI_VERSION. */
     uint32_t abi_version;
+    /* sizeof(missive_host) as the host was compiled. */
     uint32_t struct_size;
+    /* The host library's name and version, for example "Missive", "0.3.0". */
     const char *name;
     const char *version;
 } missive_host;
 
-/* The entry function's type. It may return NULL to refuse the host. */
+/* The entry function's type. It returns the descriptor, or NULL to refuse to
+ * run (for example when the plugin's own initialisation failed); the host then
+ * refuses the file. It need not check the host's major version (see
+ * "Versions"), and host may be NULL when a tool probes the plugin. */
 typedef const missive_plugin *(*missive_plugin_entry_fn)(const missive_host *host);
+
+/* ---------------------------------------------------------------------------
+ * Layout, for bindings in other languages (64-bit Linux, LP64)
+ *
+ * Natural C alignment; pointers, size_t and function pointers are 8 bytes.
+ *   missive_bytes       16: bytes 0, length 8
+ *   missive_sink        16: context 0, write 8
+ *   missive_media_out   64: struct_size 0, remote_url 8, local_path 24,
+ *                           mime_type 40, size_bytes 56
+ *   missive_container   24: struct_size 0, key_kind 4, object_name 8, key 16
+ *   missive_type       128: struct_size 0, flags 4, object_name 8,
+ *                           business_id 16, persistence 24, example_count 28,
+ *                           examples 32, context 40, decode 48, release 56,
+ *                           encode 64, digest 72, push_content 80,
+ *                           searchable_words 88, media 96, get_extension 104,
+ *                           container 112, container_value 120
+ *                           (ABI 1.0: 112, ending after get_extension)
+ *   missive_plugin      88: abi_version 0, struct_size 4, name 8, version 16,
+ *                           vendor 24, type_count 32, types 40,
+ *                           get_extension 48, container_count 56,
+ *                           containers 64, context 72,
+ *                           get_plugin_extension 80
+ *                           (ABI 1.0: 56, ending after get_extension)
+ *   missive_host        24: abi_version 0, struct_size 4, name 8, version 16
+ * The assertions below keep this table true for every build of this header.
+ * ------------------------------------------------------------------------- */
+
+/* The sizes of ABI 1.0's structs, which 1.1 hosts accept. */
+#define MISSIVE_TYPE_SIZE_1_0 112
+#define MISSIVE_PLUGIN_SIZE_1_0 56
+
+#if defined(__cplusplus)
+#define MISSIVE_STATIC_ASSERT_(condition, message) static_assert(condition, message)
+#else
+#define MISSIVE_STATIC_ASSERT_(condition, message) _Static_assert(condition, message)
+#endif
+
+#if defined(__LP64__) || defined(_LP64)
+MISSIVE_STATIC_ASSERT_(sizeof(missive_bytes) == 16 && offsetof(missive_bytes, length) == 8, "missive_bytes layout");
+MISSIVE_STATIC_ASSERT_(sizeof(missive_sink) == 16 && offsetof(missive_sink, write) == 8, "missive_sink layout");
+MISSIVE_STATIC_ASSERT_(sizeof(missive_media_out) == 64 && offsetof(missive_media_out, remote_url) == 8
+                           && offsetof(missive_media_out, local_path) == 24 && offsetof(missive_media_out, mime_type) == 40
+                           && offsetof(missive_media_out, size_bytes) == 56,
+                       "missive_media_out layout");
+MISSIVE_STATIC_ASSERT_(sizeof(missive_container) == 24 && offsetof(missive_container, key_kind) == 4
+                           && offsetof(missive_container, object_name) == 8 && offsetof(missive_container, key) == 16,
+                       "missive_container layout");
+MISSIVE_STATIC_ASSERT_(sizeof(missive_type) == 128 && offsetof(missive_type, flags) == 4
+                           && offsetof(missive_type, object_name) == 8 && offsetof(missive_type, business_id) == 16
+                           && offsetof(missive_type, persistence) == 24 && offsetof(missive_type, example_count) == 28
+                           && offsetof(missive_type, examples) == 32 && offsetof(missive_type, context) == 40
+                           && offsetof(missive_type, decode) == 48 && offsetof(missive_type, release) == 56
+                           && offsetof(missive_type, encode) == 64 && offsetof(missive_type, digest) == 72
+                           && offsetof(missive_type, push_content) == 80 && offsetof(missive_type, searchable_words) == 88
+                           && offsetof(missive_type, media) == 96 && offsetof(missive_type, get_extension) == 104
+                           && offsetof(missive_type, container) == MISSIVE_TYPE_SIZE_1_0
+                           && offsetof(missive_type, container_value) == 120,
+                       "missive_type layout");
+MISSIVE_STATIC_ASSERT_(sizeof(missive_plugin) == 88 && offsetof(missive_plugin, struct_size) == 4
+                           && offsetof(missive_plugin, name) == 8 && offsetof(missive_plugin, version) == 16
+                           && offsetof(missive_plugin, vendor) == 24 && offsetof(missive_plugin, type_count) == 32
+                           && offsetof(missive_plugin, types) == 40 && offsetof(missive_plugin, get_extension) == 48
+                           && offsetof(missive_plugin, container_count) == MISSIVE_PLUGIN_SIZE_1_0
+                           && offsetof(missive_plugin, containers) == 64 && offsetof(missive_plugin, context) == 72
+                           && offsetof(missive_plugin, get_plugin_extension) == 80,
+                       "missive_plugin layout");
+MISSIVE_STATIC_ASSERT_(sizeof(missive_host) == 24 && offsetof(missive_host, name) == 8
+                           && offsetof(missive_host, version) == 16,
+                       "missive_host layout");
+#endif
 
 /* ---------------------------------------------------------------------------
  * Metadata
  *
  * The section MISSIVE_METADATA_SECTION holds JSON records, each followed by a
  * NUL byte (padding NULs between records are allowed):
- *   {"record":"plugin","abi":1,"abiMinor":0,"name":"...","version":"...","vendor":"..."}
+ *   {"record":"plugin","abi":1,"abiMinor":1,"name":"...","version":"...","vendor":"..."}
+ *   {"record":"container","objectName":"m.room.message","key":"msgtype","keyKind":"string"}
  *   {"record":"type","objectName":"...","businessID":"...","persistence":3,"flags":0}
- * Exactly one plugin record and one type record per type; "businessID" is
- * left out when the type has none. "abi" is the ABI major version and
- * "abiMinor" the minor (0 when left out). Plugins built with the Swift SDK
- * also record "swift":"6.3.1", the version of the compiler that built them:
- * they share the host's Swift runtime, which has no stable ABI on Linux, so a
- * host refuses one built by another Swift major.minor version. Plugins that do
- * not use the Swift runtime (C, Rust, ...) leave "swift" out and load in any
- * host. Members a host does not know are ignored. The host reads it straight from the file,
- * without running any of the plugin's code, and refuses the plugin when it
- * disagrees with the runtime descriptor.
+ *   {"record":"type","objectName":"...","container":"m.room.message",
+ *    "containerValue":"m.text","persistence":3,"flags":0}
+ * Exactly one plugin record, one container record per declared container and
+ * one type record per type. "businessID" (an MS:Custom value) and the
+ * "container"/"containerValue" pair are left out when the type has none; a
+ * type has at most one of the two. "keyKind" is "string" or "integer".
+ * "abi" is the ABI major version and "abiMinor" the minor (0 when left out).
+ * Plugins built with the Swift SDK also record "swift":"6.3.1", the version of
+ * the compiler that built them: they share the host's Swift runtime, which has
+ * no stable ABI on Linux, so a host refuses one built by another Swift
+ * major.minor version. Plugins that do not use the Swift runtime (C, Rust, ...)
+ * leave "swift" out and load in any host.
  *
- * C plugins write it with the macros below, whose arguments must be string
- * literals (name, version, vendor, names) and integer literals or the
- * MISSIVE_* constants (persistence, flags):
- *   MISSIVE_METADATA_PLUGIN("CRating", "1.0.0", "Missive Samples");
+ * Members may come in any order, with any JSON whitespace between tokens.
+ * Members and record kinds a host does not know are ignored, so later minors
+ * may add them. The host reads the section straight from the file, without
+ * running any of the plugin's code, and refuses the plugin when it disagrees
+ * with the runtime descriptor.
+ *
+ * C plugins write it with the macros below. Their arguments must be string
+ * literals (name, version, vendor, names, keys, values) and integer literals
+ * or the MISSIVE_* constants (persistence, flags). The macros paste the
+ * strings into JSON unescaped, so a string holding '"', '\' or a control
+ * character is refused while compiling (GCC and Clang, C and C++):
+ *   MISSIVE_METADATA_PLUGIN("CRating", "1.1.0", "Missive Samples");
  *   MISSIVE_METADATA_TYPE_BUSINESS("demo:rating", "evaluation",
  *                                  MISSIVE_PERSISTENCE_COUNTED, 0);
+ *   MISSIVE_METADATA_CONTAINER_STRING("m.room.message", "msgtype");
+ *   MISSIVE_METADATA_TYPE_IN("matrix:text", "m.room.message", "m.text",
+ *                            MISSIVE_PERSISTENCE_COUNTED, 0);
  * ------------------------------------------------------------------------- */
 
 #define MISSIVE_STRINGIFY_(x) #x
@@ -273,12 +576,38 @@ typedef const missive_plugin *(*missive_plugin_entry_fn)(const missive_host *hos
 #define MISSIVE_RETAIN_
 #endif
 
+/* Whether a string literal is safe to paste between JSON quotes: no '"', no
+ * '\' and no control character. GCC and Clang fold __builtin_strchr on a
+ * literal at compile time. */
+#define MISSIVE_NO_(s, c) (__builtin_strchr((s), (c)) == 0)
+#define MISSIVE_JSON_SAFE_(s)                                                                        \
+    (MISSIVE_NO_(s, '"') && MISSIVE_NO_(s, '\\') && MISSIVE_NO_(s, '\x01') && MISSIVE_NO_(s, '\x02') \
+     && MISSIVE_NO_(s, '\x03') && MISSIVE_NO_(s, '\x04') && MISSIVE_NO_(s, '\x05') && MISSIVE_NO_(s, '\x06') \
+     && MISSIVE_NO_(s, '\x07') && MISSIVE_NO_(s, '\x08') && MISSIVE_NO_(s, '\x09') && MISSIVE_NO_(s, '\x0a') \
+     && MISSIVE_NO_(s, '\x0b') && MISSIVE_NO_(s, '\x0c') && MISSIVE_NO_(s, '\x0d') && MISSIVE_NO_(s, '\x0e') \
+     && MISSIVE_NO_(s, '\x0f') && MISSIVE_NO_(s, '\x10') && MISSIVE_NO_(s, '\x11') && MISSIVE_NO_(s, '\x12') \
+     && MISSIVE_NO_(s, '\x13') && MISSIVE_NO_(s, '\x14') && MISSIVE_NO_(s, '\x15') && MISSIVE_NO_(s, '\x16') \
+     && MISSIVE_NO_(s, '\x17') && MISSIVE_NO_(s, '\x18') && MISSIVE_NO_(s, '\x19') && MISSIVE_NO_(s, '\x1a') \
+     && MISSIVE_NO_(s, '\x1b') && MISSIVE_NO_(s, '\x1c') && MISSIVE_NO_(s, '\x1d') && MISSIVE_NO_(s, '\x1e') \
+     && MISSIVE_NO_(s, '\x1f'))
+/* A file-scope declaration that refuses, while compiling, a literal unsafe for the metadata. Folding a
+ * builtin is a GNU extension that -Wpedantic reports; it is the point here. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MISSIVE_CHECK_TEXT_(s)                                                                       \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wpedantic\"")                  \
+    MISSIVE_STATIC_ASSERT_(MISSIVE_JSON_SAFE_(s), "Missive metadata: " #s " must not contain a quote, a backslash or a control character"); \
+    _Pragma("GCC diagnostic pop")
+#else
+#define MISSIVE_CHECK_TEXT_(s)
+#endif
+
 /* Places one NUL-terminated record in the metadata section. */
 #define MISSIVE_METADATA_RECORD(text)                                              \
     __attribute__((used, section(MISSIVE_METADATA_SECTION))) MISSIVE_RETAIN_      \
         static const char MISSIVE_CONCAT(missive_metadata_record_, __COUNTER__)[] = text
 
 #define MISSIVE_METADATA_PLUGIN(name, version, vendor)                             \
+    MISSIVE_CHECK_TEXT_(name) MISSIVE_CHECK_TEXT_(version) MISSIVE_CHECK_TEXT_(vendor) \
     MISSIVE_METADATA_RECORD("{\"record\":\"plugin\",\"abi\":"                      \
                             MISSIVE_STRINGIFY(MISSIVE_ABI_MAJOR)                   \
                             ",\"abiMinor\":" MISSIVE_STRINGIFY(MISSIVE_ABI_MINOR)  \
@@ -286,18 +615,35 @@ typedef const missive_plugin *(*missive_plugin_entry_fn)(const missive_host *hos
                             "\",\"vendor\":\"" vendor "\"}")
 
 #define MISSIVE_METADATA_TYPE(object_name, persistence, flags)                     \
+    MISSIVE_CHECK_TEXT_(object_name)                                               \
     MISSIVE_METADATA_RECORD("{\"record\":\"type\",\"objectName\":\"" object_name   \
                             "\",\"persistence\":" MISSIVE_STRINGIFY(persistence)   \
                             ",\"flags\":" MISSIVE_STRINGIFY(flags) "}")
 
 #define MISSIVE_METADATA_TYPE_BUSINESS(object_name, business_id, persistence, flags) \
+    MISSIVE_CHECK_TEXT_(object_name) MISSIVE_CHECK_TEXT_(business_id)                \
     MISSIVE_METADATA_RECORD("{\"record\":\"type\",\"objectName\":\"" object_name     \
                             "\",\"businessID\":\"" business_id                       \
                             "\",\"persistence\":" MISSIVE_STRINGIFY(persistence)     \
                             ",\"flags\":" MISSIVE_STRINGIFY(flags) "}")
 
-/* The entry every plugin exports. */
-const missive_plugin *missive_plugin_entry_v1(const missive_host *host);
+#define MISSIVE_METADATA_TYPE_IN(object_name, container, value, persistence, flags)  \
+    MISSIVE_CHECK_TEXT_(object_name) MISSIVE_CHECK_TEXT_(container) MISSIVE_CHECK_TEXT_(value) \
+    MISSIVE_METADATA_RECORD("{\"record\":\"type\",\"objectName\":\"" object_name     \
+                            "\",\"container\":\"" container                          \
+                            "\",\"containerValue\":\"" value                         \
+                            "\",\"persistence\":" MISSIVE_STRINGIFY(persistence)     \
+                            ",\"flags\":" MISSIVE_STRINGIFY(flags) "}")
+
+#define MISSIVE_METADATA_CONTAINER_(object_name, key, kind)                           \
+    MISSIVE_CHECK_TEXT_(object_name) MISSIVE_CHECK_TEXT_(key)                         \
+    MISSIVE_METADATA_RECORD("{\"record\":\"container\",\"objectName\":\"" object_name \
+                            "\",\"key\":\"" key "\",\"keyKind\":\"" kind "\"}")
+#define MISSIVE_METADATA_CONTAINER_STRING(object_name, key) MISSIVE_METADATA_CONTAINER_(object_name, key, "string")
+#define MISSIVE_METADATA_CONTAINER_INTEGER(object_name, key) MISSIVE_METADATA_CONTAINER_(object_name, key, "integer")
+
+/* The entry every plugin exports: define it with this exact signature. */
+MISSIVE_EXPORT const missive_plugin *missive_plugin_entry_v1(const missive_host *host);
 
 #ifdef __cplusplus
 }
