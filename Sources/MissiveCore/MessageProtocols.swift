@@ -8,8 +8,14 @@ public protocol MessageCoding: Sendable {
     /// The type's unique name, for example `demo:poll`. See ``NameGrammar`` for what is allowed.
     static var objectName: String { get }
 
-    /// The business identifier under which `MS:Custom` content dispatches to this type, or `nil`.
+    /// The value under which a container's content dispatches to this type, or `nil`: for `MS:Custom`
+    /// (the default container) the content's `businessID`, for another ``container`` the value of its key
+    /// (the decimal spelling, for a container whose key holds integers).
     static var businessID: String? { get }
+
+    /// The objectName of the ``MessageContainer`` that ``businessID`` belongs to; `nil` means `MS:Custom`.
+    /// A plugin type may name a container only if its plugin declares it.
+    static var container: String? { get }
 
     /// Valid values of this type. Their encodings are the examples that the conformance suite round-trips.
     /// Give at least one.
@@ -36,6 +42,9 @@ public protocol MessageCoding: Sendable {
 extension MessageCoding {
     /// No business identifier.
     public static var businessID: String? { nil }
+
+    /// `MS:Custom`, when there is a ``businessID``.
+    public static var container: String? { nil }
 
     /// Not searchable.
     public var searchableWords: [String]? { nil }

@@ -6,6 +6,11 @@
 /// - A **business identifier** has 1 to 64 characters. It starts with an ASCII letter, and the rest are
 ///   ASCII letters, digits, `.`, `_` or `-` (no `:`). It may not start with `MS_` or `MS.`, which are
 ///   reserved the same way.
+/// - A **container key** (the member a ``MessageContainer`` dispatches on) has 1 to 64 characters, each
+///   printable ASCII other than `"` and `\`.
+/// - The **value** a type registers under in a container follows the business identifier grammar when the
+///   key holds strings (the reserved prefixes apply only to `MS:Custom`), and is the decimal spelling of an
+///   `Int64` (`0`, `42`, `-7`; no `+`, no leading zeros) when it holds integers.
 public enum NameGrammar {
     /// The prefix reserved for built-in objectNames.
     public static let reservedPrefix = "MS:"
@@ -24,6 +29,35 @@ public enum NameGrammar {
     /// Why `id` is not a valid business identifier, or `nil` when it is. Does not check reserved prefixes.
     public static func businessIDProblem(_ id: String) -> String? {
         problem(id, kind: "businessID", maxLength: maxBusinessIDLength, allowsColon: false)
+    }
+
+    /// The longest container key allowed.
+    public static let maxContainerKeyLength = 64
+
+    /// Why `key` is not a valid container key, or `nil` when it is.
+    public static func containerKeyProblem(_ key: String) -> String? {
+        let bytes = key.utf8
+        if bytes.isEmpty { return "container key is empty" }
+        if bytes.count > maxContainerKeyLength {
+            return "container key '\(key)' has \(bytes.count) characters; at most \(maxContainerKeyLength) are allowed"
+        }
+        if bytes.contains(where: { $0 < 0x21 || $0 > 0x7E || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "container key '\(key)' contains a character outside printable ASCII, or a quote or backslash"
+        }
+        return nil
+    }
+
+    /// Why `value` cannot select a type in a container whose key holds values of `kind`, or `nil`.
+    public static func containerValueProblem(_ value: String, kind: MessageContainer.KeyKind) -> String? {
+        switch kind {
+        case .string:
+            return businessIDProblem(value)
+        case .integer:
+            guard let number = Int64(value), String(number) == value else {
+                return "value '\(value)' is not the decimal spelling of a 64-bit integer, as the container's integer key needs"
+            }
+            return nil
+        }
     }
 
     /// Whether `name` uses the objectName prefix reserved for built-in types.

@@ -20,17 +20,35 @@ public protocol MessageContent: Sendable {
     var searchableWords: [String] { get }
     /// The media reference of a media type, else `nil`.
     var media: MediaReference? { get }
-    /// The JSON content to send.
+    /// The content exactly as received, for content decoded from received bytes; `nil` for content made
+    /// by this host.
+    var receivedContent: [UInt8]? { get }
+    /// The JSON content to send: the bytes received, unchanged, for received content (whatever the type
+    /// would write), else the type's encoding.
     func encodedContent() throws(MissiveError) -> [UInt8]
+    /// The content as the type itself encodes it, without the members it does not know. Edits use it to
+    /// tell the members a type knows from those it must carry over.
+    func typeEncodedContent() throws(MissiveError) -> [UInt8]
 }
 
-/// The content of a built-in Swift ``MessageType``, as a ``MessageContent``.
+/// The content of a built-in or host-registered Swift ``MessageType``, as a ``MessageContent``.
 public struct TypedContent<Value: MessageType>: MessageContent {
     /// The decoded value.
     public let value: Value
+    /// The bytes the value was decoded from, if it was.
+    public let receivedContent: [UInt8]?
 
-    /// Wraps a value.
-    public init(_ value: Value) { self.value = value }
+    /// Wraps a value made by this host, which sends the type's encoding of it.
+    public init(_ value: Value) {
+        self.value = value
+        self.receivedContent = nil
+    }
+
+    /// Wraps a value decoded from `received`, which is what the content sends again.
+    public init(_ value: Value, received: [UInt8]) {
+        self.value = value
+        self.receivedContent = received
+    }
 
     public var objectName: String { Value.objectName }
     public var businessID: String? { Value.businessID }
@@ -41,6 +59,11 @@ public struct TypedContent<Value: MessageType>: MessageContent {
     public var media: MediaReference? { (value as? any MediaMessageContent)?.media }
 
     public func encodedContent() throws(MissiveError) -> [UInt8] {
+        if let receivedContent { return receivedContent }
+        return try typeEncodedContent()
+    }
+
+    public func typeEncodedContent() throws(MissiveError) -> [UInt8] {
         do {
             return Array(try value.encode())
         } catch {

@@ -20,24 +20,43 @@ public struct UnknownMessage: MessageContent, Hashable {
     public enum Reason: Sendable, Hashable, CustomStringConvertible {
         /// No type is registered under the objectName.
         case notRegistered
-        /// `MS:Custom` content without a business identifier that any type is registered under.
-        case unknownBusinessID(String?)
+        /// Content of a container (`MS:Custom` or a declared one) whose key does not lead to a type.
+        case notDispatched(container: String, key: String, problem: DispatchProblem)
         /// A registered type's decoder refused the content.
         case decodeFailed(String)
 
         public var description: String {
             switch self {
             case .notRegistered: "no type is registered under this objectName"
-            case .unknownBusinessID(nil): "MS:Custom content carries no businessID"
-            case .unknownBusinessID(let id?): "no type is registered under businessID '\(id)'"
+            case .notDispatched(let container, let key, let problem):
+                switch problem {
+                case .notAnObject: "\(container) content is not a JSON object, so it has no '\(key)' to dispatch on"
+                case .missingKey: "\(container) content has no '\(key)' member to dispatch on"
+                case .wrongKind(let kind): "\(container) content's '\(key)' is not \(kind == .integer ? "an integer" : "a string")"
+                case .notRegistered(let value): "no type is registered in \(container) under \(key) '\(value)'"
+                }
             case .decodeFailed(let reason): "decoding failed: \(reason)"
             }
         }
     }
 
+    /// Why a container's key did not lead to a type.
+    public enum DispatchProblem: Sendable, Hashable {
+        /// The content is not a JSON object.
+        case notAnObject
+        /// The content has no member named by the key.
+        case missingKey
+        /// The key's value is not of the container's key kind (for an integer key: a JSON integer without a
+        /// fraction or exponent, in the range of `Int64`).
+        case wrongKind(MessageContainer.KeyKind)
+        /// No type is registered under the value (spelled as registered: an integer in decimal).
+        case notRegistered(String)
+    }
+
     /// The objectName the message was sent under.
     public let objectName: String
-    /// The business identifier found in the content, if any.
+    /// The value found in the content under its container's key (for `MS:Custom`, the `businessID`), if
+    /// any; an integer in decimal.
     public let businessID: String?
     /// The content exactly as received.
     public let rawContent: [UInt8]
@@ -90,6 +109,12 @@ public struct UnknownMessage: MessageContent, Hashable {
     /// Unknown messages have no media reference the host can trust.
     public var media: MediaReference? { nil }
 
+    /// The raw content.
+    public var receivedContent: [UInt8]? { rawContent }
+
     /// The raw content, unchanged.
     public func encodedContent() throws(MissiveError) -> [UInt8] { rawContent }
+
+    /// The raw content: no type knows any of it.
+    public func typeEncodedContent() throws(MissiveError) -> [UInt8] { rawContent }
 }

@@ -29,6 +29,14 @@ package struct JSONScanner: ~Copyable {
     package mutating func scanObject(
         _ member: (String, Range<Int>) throws(JSONSyntaxError) -> Void
     ) throws(JSONSyntaxError) {
+        try scanMembers { (key, _, value) throws(JSONSyntaxError) in try member(key, value) }
+    }
+
+    /// Reads a whole document that must be one object, calling `member` with each key, the byte range of
+    /// the key as written (quotes included) and the byte range of its value.
+    package mutating func scanMembers(
+        _ member: (String, Range<Int>, Range<Int>) throws(JSONSyntaxError) -> Void
+    ) throws(JSONSyntaxError) {
         skipWhitespace()
         guard peek() == UInt8(ascii: "{") else { throw fail("expected a JSON object") }
         index += 1
@@ -44,7 +52,7 @@ package struct JSONScanner: ~Copyable {
                 try expect(UInt8(ascii: ":"))
                 skipWhitespace()
                 let value = try scanValue(depth: 1)
-                try member(key, value)
+                try member(key, (keyRange.lowerBound - 1)..<(keyRange.upperBound + 1), value)
                 skipWhitespace()
                 guard peek() != nil else { throw fail("unexpected end of input") }
                 if peek() == UInt8(ascii: ",") {

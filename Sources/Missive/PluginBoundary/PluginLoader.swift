@@ -10,6 +10,8 @@ public struct LoadedPlugin: Sendable, CustomStringConvertible {
     public let info: PluginInfo
     /// The metadata read from the file.
     public let metadata: PluginMetadata
+    /// The containers the plugin declares, in descriptor order.
+    public let containers: [MessageContainer]
     /// The validated types, in descriptor order.
     let types: [PluginType]
 
@@ -32,6 +34,8 @@ package struct PluginProbe: Sendable {
     package let abiVersion: UInt32
     /// The descriptor's name, version and vendor; `nil` where the pointer is NULL or the string empty.
     package let name: String?, version: String?, vendor: String?
+    /// The containers the descriptor declares (ABI 1.1), or the reason one cannot be read.
+    package let containers: [Result<MessageContainer, MissiveError>]
     /// Each type descriptor, callable, or the reason it cannot be called.
     package let types: [Result<PluginType, MissiveError>]
 
@@ -74,24 +78,29 @@ public enum PluginLoader {
         for (field, value) in [("name", probe.name), ("version", probe.version), ("vendor", probe.vendor)] where value == nil {
             throw MissiveError(.invalidDescriptor, "the descriptor's \(field) is missing", file: path)
         }
+        let containers = try probe.containers.map { result throws(MissiveError) in try result.get() }
         var types: [PluginType] = []
         for result in probe.types {
             let type = try result.get()
             if let problem = type.registrationProblem { throw problem }
+            if let container = type.container, !containers.contains(where: { $0.objectName == container }) {
+                throw MissiveError(.invalidDescriptor, "the type's container \(container) is not one the plugin declares", file: path, objectName: type.objectName)
+            }
             types.append(type)
         }
-        try checkAgreement(metadata: metadata, info: probe.info, types: types)
-        return LoadedPlugin(info: probe.info, metadata: metadata, types: types)
+        try checkAgreement(metadata: metadata, info: probe.info, containers: containers, types: types)
+        return LoadedPlugin(info: probe.info, metadata: metadata, containers: containers, types: types)
     }
 
-    /// Refuses metadata that declares an ABI major version this host does not support, or a Swift plugin
-    /// built by a Swift compiler of another major.minor version than the host's. A plugin that differs from
-    /// the host only in the compiler's patch version loads, with a warning logged.
+    /// Refuses metadata that declares an ABI major version this host does not support or a minor newer
+    /// than its own, or a Swift plugin built by a Swift compiler of another major.minor version than the
+    /// host's. A plugin that differs from the host only in the compiler's patch version loads, with a
+    /// warning logged.
     static func checkSupported(_ metadata: PluginMetadata, path: String, logger: Logger?) throws(MissiveError) {
-        guard metadata.abiMajor == Int(MISSIVE_ABI_MAJOR) else {
+        guard metadata.abiMajor == Int(MISSIVE_ABI_MAJOR), metadata.abiMinor <= Int(MISSIVE_ABI_MINOR) else {
             throw MissiveError(
                 .unsupportedABI,
-                "built for Missive plugin ABI \(metadata.abiVersion); this host supports ABI \(MISSIVE_ABI_MAJOR).x (up to \(MISSIVE_ABI_MAJOR).\(MISSIVE_ABI_MINOR))",
+                "built for Missive plugin ABI \(metadata.abiVersion); this host supports ABI \(MISSIVE_ABI_MAJOR).0 to \(MISSIVE_ABI_MAJOR).\(MISSIVE_ABI_MINOR)",
                 file: path)
         }
         guard let pluginSwift = metadata.swiftVersion, pluginSwift != SwiftCompiler.version else { return }
@@ -136,16 +145,22 @@ public enum PluginLoader {
         // Only the first two fields may be read before they are checked.
         let abiVersion = raw.load(fromByteOffset: 0, as: UInt32.self)
         let major = abiVersion >> 16, minor = abiVersion & 0xFFFF
-        guard major == UInt32(MISSIVE_ABI_MAJOR) else {
-            throw MissiveError(.unsupportedABI, "descriptor reports ABI \(major).\(minor); this host supports ABI \(MISSIVE_ABI_MAJOR).x", file: path)
-        }
-        let structSize = raw.load(fromByteOffset: 4, as: UInt32.self)
-        guard structSize >= MemoryLayout<missive_plugin>.size else {
+        guard major == UInt32(MISSIVE_ABI_MAJOR), minor <= UInt32(MISSIVE_ABI_MINOR) else {
             throw MissiveError(
-                .invalidDescriptor, "plugin descriptor is \(structSize) bytes; ABI \(major).0 needs \(MemoryLayout<missive_plugin>.size)",
+                .unsupportedABI, "descriptor reports ABI \(major).\(minor); this host supports ABI \(MISSIVE_ABI_MAJOR).0 to \(MISSIVE_ABI_MAJOR).\(MISSIVE_ABI_MINOR)",
                 file: path)
         }
-        let plugin = descriptor.pointee
+        let structSize = raw.load(fromByteOffset: 4, as: UInt32.self)
+        guard structSize >= MISSIVE_PLUGIN_SIZE_1_0 else {
+            throw MissiveError(
+                .invalidDescriptor, "plugin descriptor is \(structSize) bytes; ABI \(major).0 needs at least \(MISSIVE_PLUGIN_SIZE_1_0)",
+                file: path)
+        }
+        // No byte past struct_size is read: a 1.0 descriptor ends before the 1.1 fields, which stay zero here.
+        var plugin = missive_plugin()
+        withUnsafeMutableBytes(of: &plugin) { copy in
+            copy.copyMemory(from: UnsafeRawBufferPointer(start: raw, count: min(Int(structSize), copy.count)))
+        }
         func text(_ pointer: UnsafePointer<CChar>?) -> String? {
             guard let pointer, pointer.pointee != 0 else { return nil }
             return String(cString: pointer)
@@ -153,9 +168,16 @@ public enum PluginLoader {
         guard plugin.type_count == 0 || plugin.types != nil else {
             throw MissiveError(.invalidDescriptor, "the descriptor lists \(plugin.type_count) types but no array", file: path)
         }
+        guard plugin.container_count == 0 || plugin.containers != nil else {
+            throw MissiveError(.invalidDescriptor, "the descriptor lists \(plugin.container_count) containers but no array", file: path)
+        }
         let partial = PluginProbe(
             path: path, abiVersion: abiVersion, name: text(plugin.name), version: text(plugin.version), vendor: text(plugin.vendor),
-            types: [])
+            containers: [], types: [])
+        var containers: [Result<MessageContainer, MissiveError>] = []
+        for index in 0..<Int(plugin.container_count) {
+            containers.append(Result { () throws(MissiveError) in try readContainer(plugin.containers[index], index: index, path: path) })
+        }
         var types: [Result<PluginType, MissiveError>] = []
         for index in 0..<Int(plugin.type_count) {
             guard let type = plugin.types[index] else {
@@ -163,15 +185,41 @@ public enum PluginLoader {
             }
             types.append(Result { () throws(MissiveError) in try PluginType(type, plugin: partial.info) })
         }
-        return PluginProbe(path: path, abiVersion: abiVersion, name: partial.name, version: partial.version, vendor: partial.vendor, types: types)
+        return PluginProbe(
+            path: path, abiVersion: abiVersion, name: partial.name, version: partial.version, vendor: partial.vendor, containers: containers,
+            types: types)
+    }
+
+    /// Reads one container descriptor: its size first, then its fields.
+    private static func readContainer(_ pointer: UnsafePointer<missive_container>?, index: Int, path: String) throws(MissiveError) -> MessageContainer {
+        guard let pointer else { throw MissiveError(.invalidDescriptor, "container \(index) of the descriptor is NULL", file: path) }
+        let size = UnsafeRawPointer(pointer).load(as: UInt32.self)
+        guard size >= MemoryLayout<missive_container>.size else {
+            throw MissiveError(.invalidDescriptor, "container descriptor is \(size) bytes; ABI 1.1 needs \(MemoryLayout<missive_container>.size)", file: path)
+        }
+        let container = pointer.pointee
+        guard let name = container.object_name, let key = container.key else {
+            throw MissiveError(.invalidDescriptor, "container \(index) lacks an object_name or a key", file: path)
+        }
+        let kinds: [UInt32: MessageContainer.KeyKind] = [UInt32(MISSIVE_KEY_STRING): .string, UInt32(MISSIVE_KEY_INTEGER): .integer]
+        guard let kind = kinds[container.key_kind] else {
+            throw MissiveError(.invalidDescriptor, "container \(String(cString: name)) has key_kind \(container.key_kind), which is not MISSIVE_KEY_STRING or MISSIVE_KEY_INTEGER",
+                               file: path, objectName: String(cString: name))
+        }
+        return MessageContainer(objectName: String(cString: name), key: String(cString: key), keyKind: kind)
     }
 
     /// Why the metadata and the descriptor disagree, or `nil` when they agree.
-    package static func disagreement(metadata: PluginMetadata, info: PluginInfo, types: [PluginType]) -> String? {
+    package static func disagreement(
+        metadata: PluginMetadata, info: PluginInfo, containers: [MessageContainer], types: [PluginType]
+    ) -> String? {
         // The common case, agreement, is decided without formatting anything.
-        let declaredTypes = metadata.types.map { TypeFacts($0.objectName, $0.businessID, $0.persistenceValue, $0.isMedia) }.sorted()
-        let actualTypes = types.map { TypeFacts($0.objectName, $0.businessID, $0.persistenceValue, $0.isMedia) }.sorted()
-        if metadata.name == info.name && metadata.version == info.version && metadata.vendor == info.vendor && declaredTypes == actualTypes {
+        let declaredTypes = metadata.types.map { TypeFacts($0.objectName, $0.businessID, $0.container, $0.persistenceValue, $0.isMedia) }.sorted()
+        let actualTypes = types.map { TypeFacts($0.objectName, $0.businessID, $0.container, $0.persistenceValue, $0.isMedia) }.sorted()
+        let declaredContainers = Set(metadata.containers), actualContainers = Set(containers)
+        if metadata.name == info.name && metadata.version == info.version && metadata.vendor == info.vendor && declaredTypes == actualTypes
+            && declaredContainers == actualContainers
+        {
             return nil
         }
         var differences: [String] = []
@@ -190,7 +238,11 @@ public enum PluginLoader {
         // Of the types both sides name, the facts that differ.
         let declared = declaredTypes.filter { actualNames.contains($0.objectName) }, actual = actualTypes.filter { declaredNames.contains($0.objectName) }
         if declared != actual {
-            differences.append("types [\(declared.map(\.description).joined(separator: ", "))] vs [\(actual.map(\.description).joined(separator: ", "))] (objectName|businessID|persistence|media)")
+            differences.append("types [\(declared.map(\.description).joined(separator: ", "))] vs [\(actual.map(\.description).joined(separator: ", "))] (objectName|container/value|persistence|media)")
+        }
+        if declaredContainers != actualContainers {
+            func list(_ set: Set<MessageContainer>) -> String { set.map(\.description).sorted().joined(separator: ", ") }
+            differences.append("containers [\(list(declaredContainers))] vs [\(list(actualContainers))]")
         }
         guard !differences.isEmpty else { return nil }
         return "metadata disagrees with the runtime descriptor (metadata vs descriptor): \(differences.joined(separator: "; "))"
@@ -198,18 +250,22 @@ public enum PluginLoader {
 
     /// What the metadata and the descriptor must agree on for one type.
     private struct TypeFacts: Comparable, CustomStringConvertible {
-        let objectName: String, businessID: String?, persistence: UInt32, isMedia: Bool
-        var description: String { "\(objectName)|\(businessID ?? "-")|\(persistence)|\(isMedia)" }
-        init(_ objectName: String, _ businessID: String?, _ persistence: UInt32, _ isMedia: Bool) {
-            (self.objectName, self.businessID, self.persistence, self.isMedia) = (objectName, businessID, persistence, isMedia)
+        let objectName: String, businessID: String?, container: String?, persistence: UInt32, isMedia: Bool
+        var description: String {
+            "\(objectName)|\(businessID.map { "\(container ?? MessageContainer.custom.objectName)/\($0)" } ?? "-")|\(persistence)|\(isMedia)"
+        }
+        init(_ objectName: String, _ businessID: String?, _ container: String?, _ persistence: UInt32, _ isMedia: Bool) {
+            (self.objectName, self.businessID, self.container, self.persistence, self.isMedia) = (objectName, businessID, container, persistence, isMedia)
         }
         static func < (a: TypeFacts, b: TypeFacts) -> Bool {
-            (a.objectName, a.businessID ?? "", a.persistence) < (b.objectName, b.businessID ?? "", b.persistence)
+            (a.objectName, a.businessID ?? "", a.container ?? "", a.persistence) < (b.objectName, b.businessID ?? "", b.container ?? "", b.persistence)
         }
     }
 
-    private static func checkAgreement(metadata: PluginMetadata, info: PluginInfo, types: [PluginType]) throws(MissiveError) {
-        if let problem = disagreement(metadata: metadata, info: info, types: types) {
+    private static func checkAgreement(
+        metadata: PluginMetadata, info: PluginInfo, containers: [MessageContainer], types: [PluginType]
+    ) throws(MissiveError) {
+        if let problem = disagreement(metadata: metadata, info: info, containers: containers, types: types) {
             throw MissiveError(.metadataMismatch, problem, file: info.path)
         }
     }
@@ -231,5 +287,5 @@ private final class HostInfo: @unchecked Sendable {
 /// The version of this Missive library.
 public enum MissiveVersion {
     /// The version, as `major.minor.patch`.
-    public static let string = "0.2.0"
+    public static let string = "0.3.0"
 }

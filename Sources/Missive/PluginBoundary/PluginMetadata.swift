@@ -8,17 +8,21 @@ public struct PluginMetadata: Sendable, Hashable {
     public struct TypeEntry: Sendable, Hashable {
         /// The type's objectName.
         public var objectName: String
-        /// The type's business identifier, if any.
+        /// The value its container dispatches on to reach it (for `MS:Custom`, the business identifier), if any.
         public var businessID: String?
+        /// The container ``businessID`` belongs to when it is not `MS:Custom` (the record's `container`, whose
+        /// `containerValue` is then the ``businessID``).
+        public var container: String?
         /// The persistence flag as written, which may be a value Missive does not know.
         public var persistenceValue: UInt32
         /// Whether the type is a media type.
         public var isMedia: Bool
 
         /// Creates an entry.
-        public init(objectName: String, businessID: String?, persistenceValue: UInt32, isMedia: Bool) {
+        public init(objectName: String, businessID: String?, container: String? = nil, persistenceValue: UInt32, isMedia: Bool) {
             self.objectName = objectName
             self.businessID = businessID
+            self.container = container
             self.persistenceValue = persistenceValue
             self.isMedia = isMedia
         }
@@ -44,6 +48,8 @@ public struct PluginMetadata: Sendable, Hashable {
     /// The version of the Swift compiler that built the plugin, `major.minor.patch`, recorded by the Swift
     /// SDK; `nil` for plugins written in C or another language, which do not depend on the Swift runtime.
     public var swiftVersion: String?
+    /// The containers the plugin declares, in the order the section lists them.
+    public var containers: [MessageContainer]
     /// The message types, in the order the section lists them.
     public var types: [TypeEntry]
 
@@ -51,7 +57,11 @@ public struct PluginMetadata: Sendable, Hashable {
     public var abiVersion: String { "\(abiMajor).\(abiMinor)" }
 
     /// Creates metadata.
-    public init(name: String, version: String, vendor: String, abiMajor: Int, abiMinor: Int = 0, swiftVersion: String? = nil, types: [TypeEntry]) {
+    public init(
+        name: String, version: String, vendor: String, abiMajor: Int, abiMinor: Int = 0, swiftVersion: String? = nil,
+        containers: [MessageContainer] = [], types: [TypeEntry]
+    ) {
+        self.containers = containers
         self.name = name
         self.version = version
         self.vendor = vendor
@@ -78,12 +88,15 @@ public struct PluginMetadata: Sendable, Hashable {
 
     /// Parses the contents of a metadata section: JSON records separated by NUL bytes.
     ///
-    /// Members a record does not need are ignored, so that later versions can add some.
+    /// Members a record does not need, and records of kinds it does not know, are ignored, so that later
+    /// versions can add some.
     public static func parse(_ section: [UInt8]) throws(MissiveError) -> PluginMetadata {
         var plugin: (name: String, version: String, vendor: String, abi: Int, abiMinor: Int, swift: String?)?
         var types: [TypeEntry] = []
+        var containers: [MessageContainer] = []
         for chunk in records(in: section) {
             let record = try Record(chunk)
+            guard record.kind != nil else { throw MissiveError(.invalidMetadata, "a record has no string 'record' naming its kind") }
             switch record.kind {
             case "plugin":
                 guard plugin == nil else { throw MissiveError(.invalidMetadata, "more than one plugin record") }
@@ -101,27 +114,42 @@ public struct PluginMetadata: Sendable, Hashable {
                 if record.businessIDPresent && record.businessID == nil {
                     throw MissiveError(.invalidMetadata, "type \(objectName): 'businessID' is not a string")
                 }
+                if record.containerPresent != record.containerValuePresent || (record.containerPresent && (record.container == nil || record.containerValue == nil)) {
+                    throw MissiveError(.invalidMetadata, "type \(objectName): 'container' and 'containerValue' must both be strings, or both left out")
+                }
+                if record.containerPresent && record.businessIDPresent {
+                    throw MissiveError(.invalidMetadata, "type \(objectName): a type has 'businessID' or 'container', not both")
+                }
                 guard let persistence = record.persistence, let value = UInt32(exactly: persistence) else {
                     throw MissiveError(.invalidMetadata, "type \(objectName): 'persistence' is not a non-negative integer")
                 }
                 types.append(
-                    TypeEntry(objectName: objectName, businessID: record.businessID, persistenceValue: value,
-                              isMedia: (record.flags ?? 0) & Int64(MISSIVE_TYPE_MEDIA) != 0))
+                    TypeEntry(objectName: objectName, businessID: record.containerValue ?? record.businessID, container: record.container,
+                              persistenceValue: value, isMedia: (record.flags ?? 0) & Int64(MISSIVE_TYPE_MEDIA) != 0))
+            case "container":
+                let objectName = try required(record.objectName, "objectName")
+                let key = try required(record.key, "key")
+                guard let kind = record.keyKind.flatMap(MessageContainer.KeyKind.init(rawValue:)) else {
+                    throw MissiveError(.invalidMetadata, "container \(objectName): 'keyKind' is not \"string\" or \"integer\"")
+                }
+                containers.append(MessageContainer(objectName: objectName, key: key, keyKind: kind))
             default:
-                throw MissiveError(.invalidMetadata, "a record has no known 'record' kind")
+                // A record kind of a later version: ignored, as unknown members are.
+                continue
             }
         }
         guard let plugin else { throw MissiveError(.invalidMetadata, "no plugin record") }
         return PluginMetadata(name: plugin.name, version: plugin.version, vendor: plugin.vendor, abiMajor: plugin.abi,
-                              abiMinor: plugin.abiMinor, swiftVersion: plugin.swift, types: types)
+                              abiMinor: plugin.abiMinor, swiftVersion: plugin.swift, containers: containers, types: types)
     }
 
     /// The members of one record, read with Missive's own scanner into typed fields: hosts read every
     /// plugin's metadata at startup, so this is on the startup path. Unknown members are ignored.
     private struct Record {
         var kind: String?, name: String?, version: String?, vendor: String?, objectName: String?, businessID: String?, swift: String?
+        var container: String?, containerValue: String?, key: String?, keyKind: String?
         var abi: Int64?, abiMinor: Int64?, persistence: Int64?, flags: Int64?
-        var businessIDPresent = false, abiMinorPresent = false, swiftPresent = false
+        var businessIDPresent = false, abiMinorPresent = false, swiftPresent = false, containerPresent = false, containerValuePresent = false
 
         init(_ bytes: ArraySlice<UInt8>) throws(MissiveError) {
             let parsed = bytes.withUnsafeBufferPointer { buffer -> Result<Record, JSONSyntaxError> in
@@ -146,6 +174,14 @@ public struct PluginMetadata: Sendable, Hashable {
                         case "swift":
                             record.swiftPresent = true
                             record.swift = reader.stringValue(range)
+                        case "container":
+                            record.containerPresent = true
+                            record.container = reader.stringValue(range)
+                        case "containerValue":
+                            record.containerValuePresent = true
+                            record.containerValue = reader.stringValue(range)
+                        case "key": record.key = reader.stringValue(range)
+                        case "keyKind": record.keyKind = reader.stringValue(range)
                         case "persistence": record.persistence = reader.decodeInt64(range)
                         case "flags": record.flags = reader.decodeInt64(range)
                         default: break

@@ -52,7 +52,7 @@ public final class PluginMetadataCache: Sendable {
         var misses = 0
     }
 
-    private static let header = "missive-plugin-metadata-cache\t2"
+    private static let header = "missive-plugin-metadata-cache\t3"
     /// Entries for files not seen by a discovery are kept only while the cache holds fewer than this many.
     private static let capacity = 2_000
     private let state = Mutex(State())
@@ -114,8 +114,11 @@ public final class PluginMetadataCache: Sendable {
                 lines.append(["P", path, "\(id.device)", "\(id.inode)", "\(id.size)", "\(id.seconds)", "\(id.nanoseconds)",
                               metadata.name, metadata.version, metadata.vendor, "\(metadata.abiMajor)", "\(metadata.abiMinor)",
                               metadata.swiftVersion ?? ""].map(Self.escape).joined(separator: "\t"))
+                for container in metadata.containers {
+                    lines.append(["C", container.objectName, container.key, container.keyKind.rawValue].map(Self.escape).joined(separator: "\t"))
+                }
                 for type in metadata.types {
-                    lines.append(["T", type.objectName, type.businessID ?? "", "\(type.persistenceValue)", type.isMedia ? "1" : "0"]
+                    lines.append(["T", type.objectName, type.businessID ?? "", "\(type.persistenceValue)", type.isMedia ? "1" : "0", type.container ?? ""]
                         .map(Self.escape).joined(separator: "\t"))
                 }
             }
@@ -154,11 +157,15 @@ public final class PluginMetadataCache: Sendable {
                 current = (text(fields[1]), FileIdentity(device: device, inode: inode, size: size, seconds: seconds, nanoseconds: nanoseconds),
                            PluginMetadata(name: text(fields[7]), version: text(fields[8]), vendor: text(fields[9]), abiMajor: abi,
                                           abiMinor: abiMinor, swiftVersion: swift.isEmpty ? nil : swift, types: []))
+            case UInt8(ascii: "C"):
+                guard fields.count == 4, current != nil, let kind = MessageContainer.KeyKind(rawValue: text(fields[3])) else { return nil }
+                current!.metadata.containers.append(MessageContainer(objectName: text(fields[1]), key: text(fields[2]), keyKind: kind))
             case UInt8(ascii: "T"):
-                guard fields.count == 5, current != nil, let persistence = UInt32(text(fields[3])) else { return nil }
-                let businessID = text(fields[2])
+                guard fields.count == 6, current != nil, let persistence = UInt32(text(fields[3])) else { return nil }
+                let businessID = text(fields[2]), container = text(fields[5])
                 current!.metadata.types.append(
                     PluginMetadata.TypeEntry(objectName: text(fields[1]), businessID: businessID.isEmpty ? nil : businessID,
+                                             container: container.isEmpty ? nil : container,
                                              persistenceValue: persistence, isMedia: fields[4].elementsEqual([UInt8(ascii: "1")])))
             default:
                 return nil

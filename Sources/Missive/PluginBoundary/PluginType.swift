@@ -40,16 +40,23 @@ package final class PluginType: @unchecked Sendable {
     package let plugin: PluginInfo
     /// The type's objectName.
     package let objectName: String
-    /// The type's business identifier.
+    /// The value its container dispatches on to reach it: the `MS:Custom` business identifier, or the
+    /// `container_value` under ``container``.
     package let businessID: String?
+    /// The objectName of the container ``businessID`` belongs to, when it is not `MS:Custom`.
+    package let container: String?
     /// The persistence value as the descriptor gives it, which may be one Missive does not know.
     package let persistenceValue: UInt32
+    /// The descriptor's flags, unknown bits included.
+    package let flags: UInt32
     /// Whether the descriptor flags the type as media.
     package let isMedia: Bool
     /// The example contents.
     package let examples: [[UInt8]]
     /// Why the examples could not all be read, if they could not.
     package let examplesProblem: String?
+    /// The descriptor's `struct_size`.
+    package let structSize: UInt32
     /// Whether the type has a push_content function.
     package var hasPushFunction: Bool { pushFunction != nil }
 
@@ -65,23 +72,35 @@ package final class PluginType: @unchecked Sendable {
     private let wordsFunction: WriteFunction?
     private let mediaFunction: MediaFunction?
 
-    /// Reads one type descriptor: its size first, then its fields.
+    /// Reads one type descriptor: its size first, then the fields that size covers.
     init(_ type: UnsafePointer<missive_type>, plugin: PluginInfo) throws(MissiveError) {
         func invalid(_ message: String, _ name: String? = nil) -> MissiveError {
             MissiveError(.invalidDescriptor, message, file: plugin.path, objectName: name)
         }
-        // Only struct_size may be read before it is checked.
+        // Only struct_size may be read before it is checked, and then no byte past it: a 1.0 descriptor
+        // ends before the 1.1 fields, which stay zero (NULL) in the copy.
         let structSize = UnsafeRawPointer(type).load(as: UInt32.self)
-        guard structSize >= MemoryLayout<missive_type>.size else {
-            throw invalid("type descriptor is \(structSize) bytes; ABI 1.0 needs \(MemoryLayout<missive_type>.size)")
+        guard structSize >= MISSIVE_TYPE_SIZE_1_0 else {
+            throw invalid("type descriptor is \(structSize) bytes; ABI 1.0 needs at least \(MISSIVE_TYPE_SIZE_1_0)")
         }
-        let descriptor = type.pointee
+        var descriptor = missive_type()
+        withUnsafeMutableBytes(of: &descriptor) { copy in
+            copy.copyMemory(from: UnsafeRawBufferPointer(start: type, count: min(Int(structSize), copy.count)))
+        }
         guard let namePointer = descriptor.object_name else { throw invalid("a type has no object_name") }
         let name = String(cString: namePointer)
         guard let decode = descriptor.decode, let release = descriptor.release, let encode = descriptor.encode,
             let digest = descriptor.digest
         else {
             throw invalid("decode, release, encode and digest are required", name)
+        }
+        let container = descriptor.container.map { String(cString: $0) }
+        let containerValue = descriptor.container_value.map { String(cString: $0) }
+        guard (container == nil) == (containerValue == nil) else {
+            throw invalid("container and container_value must be set together", name)
+        }
+        if container != nil && descriptor.business_id != nil {
+            throw invalid("a type registers under one container: business_id must be NULL when container is set", name)
         }
         var examples: [[UInt8]] = []
         var examplesProblem: String?
@@ -99,11 +118,14 @@ package final class PluginType: @unchecked Sendable {
         }
         self.plugin = plugin
         self.objectName = name
-        self.businessID = descriptor.business_id.map { String(cString: $0) }
+        self.businessID = containerValue ?? descriptor.business_id.map { String(cString: $0) }
+        self.container = container
         self.persistenceValue = descriptor.persistence
+        self.flags = descriptor.flags
         self.isMedia = descriptor.flags & UInt32(MISSIVE_TYPE_MEDIA) != 0
         self.examples = examples
         self.examplesProblem = examplesProblem
+        self.structSize = structSize
         self.context = descriptor.context
         self.decodeFunction = decode
         self.releaseFunction = release
@@ -128,59 +150,95 @@ package final class PluginType: @unchecked Sendable {
         return nil
     }
 
-    /// Decodes content through the plugin; on failure, the reason the plugin gave.
-    package func decode(_ content: UnsafeBufferPointer<UInt8>) -> Result<PluginContent, MissiveError> {
+    /// Decodes content through the plugin, keeping the bytes as the content received; on failure, the
+    /// reason the plugin gave.
+    package func decode(_ content: UnsafeBufferPointer<UInt8>, received: [UInt8]? = nil) -> Result<PluginContent, MissiveError> {
         var handle: OpaquePointer?
-        let (status, reason) = PluginSinks.collectingBytes { errorSink in
+        let (status, reason, _) = PluginSinks.collectingBytes { errorSink in
             decodeFunction(context, content.baseAddress, content.count, &handle, errorSink)
         }
         // Ownership of a handle passes to the host only with MISSIVE_OK; anything else left in it is ignored.
         guard status == MISSIVE_OK, let handle else {
-            let text = reason.isEmpty ? "the plugin's decoder failed with status \(status)" : String(decoding: reason, as: UTF8.self)
+            let text: String
+            if !reason.isEmpty {
+                text = DisplayText.repair(reason)
+            } else if status == MISSIVE_OK {
+                text = "the plugin's decoder returned MISSIVE_OK without a handle"
+            } else {
+                text = "the plugin's decoder failed with \(Self.describe(status))"
+            }
             return .failure(MissiveError(.malformedContent, text, file: plugin.path, objectName: objectName))
         }
-        return .success(PluginContent(type: self, handle: handle))
+        return .success(PluginContent(type: self, handle: handle, received: received ?? Array(content)))
+    }
+
+    /// A status in words: `status 3 (MISSIVE_FAILED)`, or `status 9, which no ABI version defines`.
+    static func describe(_ status: Int32) -> String {
+        switch status {
+        case MISSIVE_OK: "status 0 (MISSIVE_OK)"
+        case MISSIVE_ABSENT: "status 1 (MISSIVE_ABSENT)"
+        case MISSIVE_INVALID_CONTENT: "status 2 (MISSIVE_INVALID_CONTENT)"
+        case MISSIVE_FAILED: "status 3 (MISSIVE_FAILED)"
+        default: "status \(status), which no ABI version defines"
+        }
     }
 
     fileprivate func release(_ handle: OpaquePointer) { releaseFunction(context, handle) }
 
-    fileprivate func encode(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8]) {
+    fileprivate func encode(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?) {
         PluginSinks.collectingBytes { encodeFunction(context, handle, $0) }
     }
 
-    fileprivate func digest(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8]) {
+    fileprivate func digest(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?) {
         PluginSinks.collectingBytes { digestFunction(context, handle, $0) }
     }
 
-    fileprivate func pushContent(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8])? {
+    fileprivate func pushContent(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?)? {
         pushFunction.map { push in PluginSinks.collectingBytes { push(context, handle, $0) } }
     }
 
-    fileprivate func searchableWords(_ handle: OpaquePointer) -> (status: Int32, pieces: [[UInt8]])? {
+    fileprivate func searchableWords(_ handle: OpaquePointer) -> (status: Int32, pieces: [[UInt8]], reason: String?)? {
         wordsFunction.map { words in PluginSinks.collectingPieces { words(context, handle, $0) } }
     }
 
-    fileprivate func media(_ handle: OpaquePointer) -> MediaReference? {
-        guard let mediaFunction else { return nil }
+    fileprivate func media(_ handle: OpaquePointer) -> Result<MediaReference?, MissiveError> {
+        guard let mediaFunction else { return .success(nil) }
         let result = PluginSinks.collectingMedia { mediaFunction(context, handle, $0) }
-        guard result.status == MISSIVE_OK else { return nil }
+        guard result.status == MISSIVE_OK else {
+            if result.status == MISSIVE_ABSENT { return .success(nil) }
+            return .failure(failure("media", result.status, result.reason))
+        }
         func text(_ bytes: [UInt8]) -> String? { bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-        return MediaReference(
-            remoteURL: text(result.url), localPath: text(result.path), mimeType: text(result.mime) ?? "",
-            sizeBytes: result.size >= 0 ? result.size : nil)
+        return .success(
+            MediaReference(
+                remoteURL: text(result.url), localPath: text(result.path), mimeType: text(result.mime) ?? "",
+                sizeBytes: result.size >= 0 ? result.size : nil))
+    }
+
+    /// The error for a function that failed, with the plugin's reason when it gave one.
+    fileprivate func failure(_ function: String, _ status: Int32, _ reason: String?) -> MissiveError {
+        let because = reason.map { ": \($0)" } ?? " (the plugin gave no reason)"
+        return MissiveError(.pluginFailure, "\(function) failed with \(Self.describe(status))\(because)", file: plugin.path, objectName: objectName)
     }
 }
 
-/// The content of a message decoded by a plugin: the plugin's handle, released when this value goes away.
+/// The content of a message decoded by a plugin: the plugin's handle, released when this value goes away,
+/// and the bytes it was decoded from.
 ///
-/// Every property calls into the plugin, which answers from the decoded handle without parsing again.
+/// Every property calls into the plugin, which answers from the decoded handle without parsing again. What
+/// the plugin answers is held to the ABI's rules, with the fallbacks missive_plugin.h defines: a digest that
+/// fails becomes `[objectName]`, text that breaks the one-line rules is repaired, a failing push sends the
+/// digest, and failing words or media give none. The `checked` methods give the plugin's reason instead.
 public final class PluginContent: MessageContent, @unchecked Sendable {
     private let type: PluginType
     private let handle: OpaquePointer
+    /// The content exactly as received, which is what an unchanged message sends again.
+    public let receivedContent: [UInt8]?
 
-    fileprivate init(type: PluginType, handle: OpaquePointer) {
+    fileprivate init(type: PluginType, handle: OpaquePointer, received: [UInt8]) {
         self.type = type
         self.handle = handle
+        self.receivedContent = received
     }
 
     deinit { type.release(handle) }
@@ -189,34 +247,81 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
     public var plugin: PluginInfo { type.plugin }
     public var objectName: String { type.objectName }
     public var businessID: String? { type.businessID }
+    /// The objectName of the container that ``businessID`` belongs to (`MS:Custom` when the type names none),
+    /// or `nil` when the type has no ``businessID``.
+    public var container: String? { type.container ?? (type.businessID == nil ? nil : MessageContainer.custom.objectName) }
     public var persistence: Persistence { type.persistence }
 
+    /// The digest, repaired to one line; `[objectName]` when the plugin fails or gives an empty one.
     public var digest: String {
-        let (status, bytes) = type.digest(handle)
-        return status == MISSIVE_OK ? String(decoding: bytes, as: UTF8.self) : ""
+        let text = (try? checkedDigest()).map(DisplayText.repair) ?? ""
+        return text.isEmpty ? "[\(type.objectName)]" : text
     }
 
+    /// The digest exactly as the plugin wrote it, or the plugin's failure and its reason.
+    public func checkedDigest() throws(MissiveError) -> [UInt8] {
+        let (status, bytes, reason) = type.digest(handle)
+        guard status == MISSIVE_OK else { throw type.failure("digest", status, reason) }
+        return bytes
+    }
+
+    /// The push text, repaired to one line; the digest when the type has no push function or it fails;
+    /// `nil` for status types and when the plugin says there is none (or gives an empty one).
     public var pushContent: String? {
         guard type.persistence != .status else { return nil }
-        guard let (status, bytes) = type.pushContent(handle) else { return digest }
-        return status == MISSIVE_OK ? String(decoding: bytes, as: UTF8.self) : nil
-    }
-
-    public var searchableWords: [String] {
-        guard let (status, words) = type.searchableWords(handle), status == MISSIVE_OK else { return [] }
-        return words.map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    public var media: MediaReference? { type.media(handle) }
-
-    public func encodedContent() throws(MissiveError) -> [UInt8] {
-        let (status, bytes) = type.encode(handle)
-        guard status == MISSIVE_OK else {
-            throw MissiveError(.pluginFailure, "encode failed with status \(status)", file: type.plugin.path, objectName: type.objectName)
+        guard type.hasPushFunction else { return digest }
+        do {
+            guard let bytes = try checkedPushContent() else { return nil }
+            let text = DisplayText.repair(bytes)
+            return text.isEmpty ? nil : text
+        } catch {
+            return digest
         }
-        // A plugin's output goes into envelopes and JSON Lines: it must be exactly one JSON value.
+    }
+
+    /// The push text exactly as the plugin wrote it, `nil` for `MISSIVE_ABSENT` or no push function, or the
+    /// plugin's failure and its reason.
+    public func checkedPushContent() throws(MissiveError) -> [UInt8]? {
+        guard let (status, bytes, reason) = type.pushContent(handle), status != MISSIVE_ABSENT else { return nil }
+        guard status == MISSIVE_OK else { throw type.failure("push_content", status, reason) }
+        return bytes
+    }
+
+    /// The searchable words, without empty ones; none when the plugin fails.
+    public var searchableWords: [String] {
+        ((try? checkedSearchableWords()) ?? []).filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The words exactly as the plugin wrote them (empty for `MISSIVE_ABSENT` or no function), or the
+    /// plugin's failure and its reason.
+    public func checkedSearchableWords() throws(MissiveError) -> [[UInt8]] {
+        guard let (status, words, reason) = type.searchableWords(handle), status != MISSIVE_ABSENT else { return [] }
+        guard status == MISSIVE_OK else { throw type.failure("searchable_words", status, reason) }
+        return words
+    }
+
+    /// The media reference; `nil` when the type is not a media type or the plugin gives none or fails.
+    public var media: MediaReference? { try? checkedMedia() }
+
+    /// The media reference, or the plugin's failure and its reason.
+    public func checkedMedia() throws(MissiveError) -> MediaReference? { try type.media(handle).get() }
+
+    /// The content to send: the bytes received, unchanged.
+    public func encodedContent() throws(MissiveError) -> [UInt8] {
+        if let receivedContent { return receivedContent }
+        return try typeEncodedContent()
+    }
+
+    /// The content as the plugin's `encode` writes it, which must be one JSON object.
+    public func typeEncodedContent() throws(MissiveError) -> [UInt8] {
+        let (status, bytes, reason) = type.encode(handle)
+        guard status == MISSIVE_OK else { throw type.failure("encode", status, reason) }
+        // A plugin's output goes into envelopes and JSON Lines: it must be exactly one JSON object.
         if let problem = JSONScanner.problem(in: bytes) {
             throw MissiveError(.pluginFailure, "encode produced invalid JSON: \(problem)", file: type.plugin.path, objectName: type.objectName)
+        }
+        guard ContentMembers(bytes) != nil else {
+            throw MissiveError(.pluginFailure, "encode produced JSON that is not an object", file: type.plugin.path, objectName: type.objectName)
         }
         return bytes
     }
@@ -224,11 +329,11 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
     // MARK: Raw results, as the plugin gave them, for conformance checks
 
     /// The status and bytes `encode` gave, unchecked.
-    package func rawEncode() -> (status: Int32, bytes: [UInt8]) { type.encode(handle) }
+    package func rawEncode() -> (status: Int32, bytes: [UInt8]) { let result = type.encode(handle); return (result.status, result.bytes) }
     /// The status and bytes `digest` gave, unchecked.
-    package func rawDigest() -> (status: Int32, bytes: [UInt8]) { type.digest(handle) }
+    package func rawDigest() -> (status: Int32, bytes: [UInt8]) { let result = type.digest(handle); return (result.status, result.bytes) }
     /// The status and bytes `push_content` gave, or `nil` when the type has no such function.
-    package func rawPushContent() -> (status: Int32, bytes: [UInt8])? { type.pushContent(handle) }
+    package func rawPushContent() -> (status: Int32, bytes: [UInt8])? { type.pushContent(handle).map { ($0.status, $0.bytes) } }
     /// The status and pieces `searchable_words` gave, or `nil` when the type has no such function.
-    package func rawSearchableWords() -> (status: Int32, pieces: [[UInt8]])? { type.searchableWords(handle) }
+    package func rawSearchableWords() -> (status: Int32, pieces: [[UInt8]])? { type.searchableWords(handle).map { ($0.status, $0.pieces) } }
 }

@@ -25,10 +25,12 @@ public struct Message: Sendable {
         (content as? TypedContent<T>)?.value
     }
 
-    /// The envelope to send or store again: the same envelope, with the content as the type encodes it.
+    /// The envelope to send or store again: the same envelope, with the content the message holds.
     ///
-    /// Unknown content is passed through byte for byte. Content that arrived as `MS:Custom` stays
-    /// `MS:Custom`, and its `businessID` is put back if the type's encoder leaves it out.
+    /// A received message that was not changed goes out exactly as it came in, known or unknown: its
+    /// content is the bytes received, whatever its type would write. Content made by this host is the
+    /// type's encoding; if it goes out as `MS:Custom`, its `businessID` is put at the front of the object
+    /// when the type's encoder leaves it out.
     public func reencoded() throws(MissiveError) -> Envelope {
         var result = envelope
         guard isKnown else { return result }
@@ -38,6 +40,28 @@ public struct Message: Sendable {
         }
         result.content = bytes
         return result
+    }
+
+    /// This message with new content made by this host from a value of its own type, keeping the members
+    /// of the received content that the type does not know (see ``MessageRegistry/edit(_:content:)``).
+    ///
+    /// - Throws: ``MissiveError`` when the message is not of type `T`, or `T` fails to encode.
+    public func edited<T: MessageType>(to newValue: T) throws(MissiveError) -> Message {
+        guard value(as: T.self) != nil else {
+            throw MissiveError(.malformedContent, "a \(content.objectName) message cannot be edited into a \(T.objectName)", objectName: content.objectName)
+        }
+        let merged = try contentKeepingUnknownMembers(try TypedContent(newValue).typeEncodedContent())
+        var envelope = envelope
+        envelope.content = merged
+        return Message(envelope: envelope, content: TypedContent(newValue, received: merged))
+    }
+
+    /// `newContent` (made by this message's type) followed by the members of the received content the type
+    /// does not know.
+    func contentKeepingUnknownMembers(_ newContent: [UInt8]) throws(MissiveError) -> [UInt8] {
+        guard let received = content.receivedContent else { return newContent }
+        return try ContentMembers.carryingOver(
+            from: received, typeEncoding: try content.typeEncodedContent(), into: newContent, objectName: content.objectName)
     }
 
     private static func ensuring(businessID: String, in content: [UInt8]) -> [UInt8] {

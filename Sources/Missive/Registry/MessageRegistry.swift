@@ -1,37 +1,52 @@
 import Logging
 import MissiveCore
 
-/// The message types a host knows, by objectName and by business identifier.
+/// The message types a host knows, by objectName and by the value their container dispatches on.
 ///
 /// Build one with ``Builder`` (or ``discover(searchPath:)``) before decoding starts. A registry is
 /// immutable afterwards: reading it is a dictionary lookup and safe from any thread.
 ///
 /// Decoding an envelope picks the type in this order:
 /// 1. a registered objectName gives that type;
-/// 2. `MS:Custom` content whose top-level `businessID` is registered gives that type;
+/// 2. a container's objectName (`MS:Custom`, or one a plugin or the host declared) gives the type registered
+///    in it under the value of the content's key (`businessID` for `MS:Custom`);
 /// 3. anything else gives an ``UnknownMessage``, as does content a type's decoder refuses.
 public struct MessageRegistry: Sendable {
-    /// The objectName of the generic custom container, which dispatches on `businessID`.
-    public static let customObjectName = "MS:Custom"
+    /// The objectName of the built-in container, which dispatches on `businessID`.
+    public static let customObjectName = MessageContainer.custom.objectName
 
     /// The built-in Swift types.
     public static let builtInTypes: [any MessageType.Type] = [
         TextMessage.self, ImageMessage.self, VoiceMessage.self, VideoMessage.self, FileMessage.self, LocationMessage.self,
     ]
 
-    /// Every registered type, in registration order.
+    /// Where a container dispatches: its objectName and the value of its key.
+    struct DispatchKey: Hashable {
+        let container: String
+        let value: String
+    }
+
+    /// Every registered type and container, in registration order.
     public let types: [RegisteredType]
     private let byObjectName: [String: Int]
-    private let byBusinessID: [String: Int]
+    private let byDispatch: [DispatchKey: Int]
 
-    /// The type registered under an objectName.
+    /// The containers, `MS:Custom` first when built-ins are included, in registration order.
+    public var containers: [MessageContainer] { types.compactMap(\.declaredContainer) }
+
+    /// The type or container registered under an objectName.
     public func type(objectName: String) -> RegisteredType? {
         byObjectName[objectName].map { types[$0] }
     }
 
-    /// The type registered under a business identifier.
+    /// The type registered under a business identifier in `MS:Custom`.
     public func type(businessID: String) -> RegisteredType? {
-        byBusinessID[businessID].map { types[$0] }
+        type(container: Self.customObjectName, value: businessID)
+    }
+
+    /// The type registered in a container under a value of its key (an integer in decimal).
+    public func type(container: String, value: String) -> RegisteredType? {
+        byDispatch[DispatchKey(container: container, value: value)].map { types[$0] }
     }
 
     /// Decodes an envelope's content. Never fails: content that cannot be decoded becomes an
@@ -63,25 +78,81 @@ public struct MessageRegistry: Sendable {
         switch type.decoder {
         case .unknown:
             return unknown(.notRegistered, businessID: JSONScanner.topLevelString("businessID", in: content))
-        case .customDispatch:
-            businessID = JSONScanner.topLevelString("businessID", in: content)
-            guard let id = businessID, let target = byBusinessID[id] else {
-                return unknown(.unknownBusinessID(businessID), businessID: businessID)
+        case .container(let container):
+            switch Self.dispatchValue(of: container, in: content) {
+            case .problem(let problem):
+                return unknown(.notDispatched(container: container.objectName, key: container.key, problem: problem), businessID: nil)
+            case .value(let value):
+                businessID = value
+                guard let target = byDispatch[DispatchKey(container: container.objectName, value: value)] else {
+                    return unknown(.notDispatched(container: container.objectName, key: container.key, problem: .notRegistered(value)), businessID: value)
+                }
+                type = types[target]
             }
-            type = types[target]
         case .native, .plugin, .deferred:
             break
         }
-        switch type.decode(content) {
+        switch type.decode(content, received: envelope.content) {
         case .success(let decoded): return decoded
         case .failure(let error): return unknown(.decodeFailed(error.message), businessID: businessID, refusedBy: type)
         }
     }
 
-    fileprivate init(types: [RegisteredType], byObjectName: [String: Int], byBusinessID: [String: Int]) {
+    /// What a container's key holds in some content: the value, spelled as types register it, or why
+    /// there is none.
+    enum Dispatch {
+        case value(String)
+        case problem(UnknownMessage.DispatchProblem)
+    }
+
+    /// The value of a container's key in `content`.
+    static func dispatchValue(of container: MessageContainer, in content: UnsafeBufferPointer<UInt8>) -> Dispatch {
+        guard let members = ContentMembers(content) else { return .problem(.notAnObject) }
+        guard let member = members.first(container.key) else { return .problem(.missingKey) }
+        let reader = JSONValueReader(content)
+        switch container.keyKind {
+        case .string:
+            guard let text = reader.stringValue(member.valueRange) else { return .problem(.wrongKind(.string)) }
+            return .value(text)
+        case .integer:
+            // decodeInt64 takes only an optional minus and digits, so a fraction or an exponent is refused.
+            guard let number = reader.decodeInt64(member.valueRange) else { return .problem(.wrongKind(.integer)) }
+            return .value(String(number))
+        }
+    }
+
+    /// Gives a received message new content of the same type, made by the type (a plugin's action, an
+    /// editor), keeping the members the type does not know.
+    ///
+    /// `newContent` goes through the same type's decoder. The members of the received content that the
+    /// type knows neither in `newContent` nor in its encoding of the received message are carried over
+    /// after the new ones, in their received order and spelling (see ``ContentMembers``), so that a newer
+    /// sender's fields and a container's key survive an edit by an older host. The envelope keeps its
+    /// objectName, so content that came in a container goes out in it.
+    ///
+    /// - Throws: ``MissiveError`` when the message is unknown, its type is no longer registered, or the new
+    ///   content is invalid for the type.
+    public func edit(_ message: Message, content newContent: [UInt8]) throws(MissiveError) -> Message {
+        let objectName = message.content.objectName
+        guard message.isKnown, let type = type(objectName: objectName) else {
+            throw MissiveError(.malformedContent, "only a message of a registered type can be edited", objectName: objectName)
+        }
+        let merged = try message.contentKeepingUnknownMembers(newContent)
+        let decoded = merged.withUnsafeBufferPointer { type.decode($0, received: merged) }
+        switch decoded {
+        case .success(let content):
+            var envelope = message.envelope
+            envelope.content = merged
+            return Message(envelope: envelope, content: content)
+        case .failure(let error):
+            throw MissiveError(.malformedContent, "the edited content is not valid: \(error.message)", file: error.file, objectName: objectName)
+        }
+    }
+
+    fileprivate init(types: [RegisteredType], byObjectName: [String: Int], byDispatch: [DispatchKey: Int]) {
         self.types = types
         self.byObjectName = byObjectName
-        self.byBusinessID = byBusinessID
+        self.byDispatch = byDispatch
     }
 }
 
@@ -90,62 +161,114 @@ extension MessageRegistry {
     public struct Builder {
         private var types: [RegisteredType] = []
         private var byObjectName: [String: Int] = [:]
-        private var byBusinessID: [String: Int] = [:]
+        private var byDispatch: [DispatchKey: Int] = [:]
 
         /// Starts a registry, with Missive's built-in types unless `includeBuiltIns` is false.
+        ///
+        /// `MS:Custom` is always there (as the built-in container), and so is `MS:Unknown`.
         public init(includeBuiltIns: Bool = true) {
-            guard includeBuiltIns else { return }
-            for type in MessageRegistry.builtInTypes {
-                add(Self.registered(type, origin: .builtIn))
+            if includeBuiltIns {
+                for type in MessageRegistry.builtInTypes {
+                    add(Self.registered(type, origin: .builtIn))
+                }
             }
-            add(RegisteredType(objectName: MessageRegistry.customObjectName, businessID: nil, persistence: .counted,
-                               isMedia: false, origin: .builtIn, decoder: .customDispatch))
+            add(RegisteredType(objectName: MessageContainer.custom.objectName, businessID: nil, persistence: .counted,
+                               isMedia: false, origin: .builtIn, decoder: .container(.custom)))
             add(RegisteredType(objectName: UnknownMessage.objectName, businessID: nil, persistence: UnknownMessage.defaultPersistence,
                                isMedia: false, origin: .builtIn, decoder: .unknown))
         }
 
         /// Registers a Swift message type of the host application.
         ///
-        /// - Throws: ``MissiveError`` when a name breaks the grammar, uses the reserved prefix, or is taken.
+        /// - Throws: ``MissiveError`` when a name breaks the grammar, uses the reserved prefix, or is taken,
+        ///   or when the type names a container that is not registered.
         public mutating func register<T: MessageType>(_ type: T.Type) throws(MissiveError) {
             let entry = Self.registered(type, origin: .application)
             try check(entry, file: nil)
             add(entry)
         }
 
-        /// Registers every type of a loaded plugin that passes the checks, and returns one error for each
-        /// type refused. The other types are registered all the same.
-        @discardableResult
-        public mutating func register(_ plugin: LoadedPlugin) -> [MissiveError] {
-            var refused: [MissiveError] = []
-            for pluginType in plugin.types {
-                let entry = RegisteredType(
-                    objectName: pluginType.objectName, businessID: pluginType.businessID, persistence: pluginType.persistence,
-                    isMedia: pluginType.isMedia, origin: .plugin(plugin.info), decoder: .plugin(pluginType))
-                do {
-                    try check(entry, file: plugin.info.path)
-                    add(entry)
-                } catch {
-                    refused.append(error)
-                }
-            }
-            return refused
+        /// Registers a container of the host application, so that types can register under it.
+        ///
+        /// Declaring a container that is already registered with the same key and key kind does nothing.
+        ///
+        /// - Throws: ``MissiveError`` when its objectName or key breaks the grammar, or the objectName is
+        ///   taken by a type or by a container with another key.
+        public mutating func register(_ container: MessageContainer) throws(MissiveError) {
+            try register(container, origin: .application, file: nil)
         }
 
-        /// Registers every type a not-yet-loaded plugin's metadata declares; see ``PluginLoading/lazy``.
+        private mutating func register(_ container: MessageContainer, origin: RegisteredType.Origin, file: String?) throws(MissiveError) {
+            let name = container.objectName
+            if let owner = byObjectName[name], let existing = types[owner].declaredContainer {
+                guard existing == container else {
+                    throw MissiveError(
+                        .duplicateName, "container \(container) clashes with \(existing), declared by \(types[owner].ownerDescription)",
+                        file: file, objectName: name)
+                }
+                return
+            }
+            if let problem = NameGrammar.containerKeyProblem(container.key) {
+                throw MissiveError(.invalidName, problem, file: file, objectName: name)
+            }
+            let entry = RegisteredType(objectName: name, businessID: nil, persistence: .counted, isMedia: false, origin: origin,
+                                       decoder: .container(container))
+            try check(entry, file: file)
+            add(entry)
+        }
+
+        /// Registers every container and type of a loaded plugin that passes the checks, and returns one
+        /// error for each refused. The others are registered all the same. A type under a container whose
+        /// declaration was refused is refused too.
+        @discardableResult
+        public mutating func register(_ plugin: LoadedPlugin) -> [MissiveError] {
+            let entries = plugin.types.map { pluginType in
+                RegisteredType(
+                    objectName: pluginType.objectName, businessID: pluginType.businessID, container: pluginType.container,
+                    persistence: pluginType.persistence, isMedia: pluginType.isMedia, origin: .plugin(plugin.info), decoder: .plugin(pluginType))
+            }
+            return register(containers: plugin.containers, types: entries, origin: .plugin(plugin.info), file: plugin.info.path)
+        }
+
+        /// Registers every container and type a not-yet-loaded plugin's metadata declares; see
+        /// ``PluginLoading/lazy``.
         mutating func register(_ plugin: DeferredPlugin) -> [MissiveError] {
             var refused: [MissiveError] = []
+            var entries: [RegisteredType] = []
             for type in plugin.metadata.types {
                 guard let persistence = type.persistence else {
                     refused.append(MissiveError(.invalidMetadata, "persistence \(type.persistenceValue) is not one of 0, 1, 3 and 16",
                                                 file: plugin.path, objectName: type.objectName))
                     continue
                 }
-                let entry = RegisteredType(
-                    objectName: type.objectName, businessID: type.businessID, persistence: persistence, isMedia: type.isMedia,
-                    origin: .plugin(plugin.info), decoder: .deferred(plugin))
+                entries.append(
+                    RegisteredType(
+                        objectName: type.objectName, businessID: type.businessID, container: type.container, persistence: persistence,
+                        isMedia: type.isMedia, origin: .plugin(plugin.info), decoder: .deferred(plugin)))
+            }
+            return refused + register(containers: plugin.metadata.containers, types: entries, origin: .plugin(plugin.info), file: plugin.path)
+        }
+
+        private mutating func register(
+            containers: [MessageContainer], types entries: [RegisteredType], origin: RegisteredType.Origin, file: String
+        ) -> [MissiveError] {
+            var refused: [MissiveError] = []
+            var refusedContainers: Set<String> = []
+            for container in containers {
                 do {
-                    try check(entry, file: plugin.path)
+                    try register(container, origin: origin, file: file)
+                } catch {
+                    refused.append(error)
+                    refusedContainers.insert(container.objectName)
+                }
+            }
+            for entry in entries {
+                if let container = entry.container, refusedContainers.contains(container) {
+                    refused.append(MissiveError(.duplicateName, "its container \(container) was refused", file: file, objectName: entry.objectName))
+                    continue
+                }
+                do {
+                    try check(entry, file: file)
                     add(entry)
                 } catch {
                     refused.append(error)
@@ -156,11 +279,11 @@ extension MessageRegistry {
 
         /// The registry. The builder can go on being used; the registry does not change.
         public func build() -> MessageRegistry {
-            MessageRegistry(types: types, byObjectName: byObjectName, byBusinessID: byBusinessID)
+            MessageRegistry(types: types, byObjectName: byObjectName, byDispatch: byDispatch)
         }
 
         private static func registered<T: MessageType>(_ type: T.Type, origin: RegisteredType.Origin) -> RegisteredType {
-            RegisteredType(objectName: T.objectName, businessID: T.businessID, persistence: T.persistence,
+            RegisteredType(objectName: T.objectName, businessID: T.businessID, container: T.container, persistence: T.persistence,
                            isMedia: T.isMediaType, origin: origin, decoder: .native(type))
         }
 
@@ -169,30 +292,39 @@ extension MessageRegistry {
             if let problem = NameGrammar.objectNameProblem(name) {
                 throw MissiveError(.invalidName, problem, file: file, objectName: name)
             }
-            if NameGrammar.isReservedObjectName(name) {
+            if NameGrammar.isReservedObjectName(name) && entry.origin != .builtIn {
                 throw MissiveError(.reservedName, "objectName uses the prefix '\(NameGrammar.reservedPrefix)', reserved for Missive's built-in types",
                                    file: file, objectName: name)
             }
             if let owner = byObjectName[name] {
-                throw MissiveError(.duplicateName, "objectName is already registered by \(types[owner].ownerDescription)",
+                let what = types[owner].declaredContainer == nil ? "" : " (as a container)"
+                throw MissiveError(.duplicateName, "objectName is already registered\(what) by \(types[owner].ownerDescription)",
                                    file: file, objectName: name)
             }
-            guard let id = entry.businessID else { return }
-            if let problem = NameGrammar.businessIDProblem(id) {
-                throw MissiveError(.invalidName, problem, file: file, objectName: name)
+            guard let id = entry.businessID, let containerName = entry.container else { return }
+            guard let owner = byObjectName[containerName], let container = types[owner].declaredContainer else {
+                throw MissiveError(.invalidName, "container \(containerName) is not registered (a plugin declares the containers its types use)",
+                                   file: file, objectName: name)
             }
-            if NameGrammar.isReservedBusinessID(id) {
+            let isCustom = container == .custom
+            if let problem = NameGrammar.containerValueProblem(id, kind: container.keyKind) {
+                throw MissiveError(.invalidName, isCustom ? problem : "in container \(containerName): \(problem)", file: file, objectName: name)
+            }
+            if isCustom && NameGrammar.isReservedBusinessID(id) {
                 throw MissiveError(.reservedName, "businessID '\(id)' uses a prefix reserved for Missive", file: file, objectName: name)
             }
-            if let owner = byBusinessID[id] {
-                throw MissiveError(.duplicateName, "businessID '\(id)' is already registered by \(types[owner].objectName) of \(types[owner].ownerDescription)",
+            if let owner = byDispatch[DispatchKey(container: containerName, value: id)] {
+                let place = isCustom ? "businessID '\(id)'" : "\(container.key) '\(id)' in container \(containerName)"
+                throw MissiveError(.duplicateName, "\(place) is already registered by \(types[owner].objectName) of \(types[owner].ownerDescription)",
                                    file: file, objectName: name)
             }
         }
 
         private mutating func add(_ entry: RegisteredType) {
             byObjectName[entry.objectName] = types.count
-            if let id = entry.businessID { byBusinessID[id] = types.count }
+            if let id = entry.businessID, let container = entry.container {
+                byDispatch[DispatchKey(container: container, value: id)] = types.count
+            }
             types.append(entry)
         }
     }

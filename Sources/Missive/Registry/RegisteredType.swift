@@ -21,16 +21,20 @@ public struct RegisteredType: Sendable {
         case plugin(PluginType)
         /// A plugin's C functions, once the plugin is loaded on first use.
         case deferred(DeferredPlugin)
-        /// `MS:Custom`: dispatch on the content's `businessID`.
-        case customDispatch
+        /// A container such as `MS:Custom`: dispatch on the content's key.
+        case container(MessageContainer)
         /// `MS:Unknown`: never decoded as itself.
         case unknown
     }
 
     /// The objectName.
     public let objectName: String
-    /// The business identifier, if any.
+    /// The value under which ``container`` dispatches to this type, if any: for `MS:Custom`, the business
+    /// identifier.
     public let businessID: String?
+    /// The objectName of the container ``businessID`` belongs to: `MS:Custom` unless the type names
+    /// another; `nil` when there is no ``businessID``.
+    public let container: String?
     /// The persistence flag.
     public let persistence: Persistence
     /// Whether it is a media type.
@@ -38,6 +42,22 @@ public struct RegisteredType: Sendable {
     /// Where it comes from.
     public let origin: Origin
     let decoder: Decoder
+
+    init(objectName: String, businessID: String?, container: String? = nil, persistence: Persistence, isMedia: Bool, origin: Origin, decoder: Decoder) {
+        self.objectName = objectName
+        self.businessID = businessID
+        self.container = businessID == nil ? nil : (container ?? MessageContainer.custom.objectName)
+        self.persistence = persistence
+        self.isMedia = isMedia
+        self.origin = origin
+        self.decoder = decoder
+    }
+
+    /// When this entry is a container rather than a type, what it dispatches on.
+    public var declaredContainer: MessageContainer? {
+        if case .container(let container) = decoder { return container }
+        return nil
+    }
 
     /// The owner description used in clash errors.
     var ownerDescription: String {
@@ -54,7 +74,7 @@ public struct RegisteredType: Sendable {
         case .native(let type): Self.encodedExamples(type)
         case .plugin(let type): type.examples
         case .deferred(let plugin): (try? plugin.type(objectName).get())?.examples ?? []
-        case .customDispatch, .unknown: []
+        case .container, .unknown: []
         }
     }
 
@@ -62,23 +82,26 @@ public struct RegisteredType: Sendable {
         T.examples.compactMap { try? Array($0.encode()) }
     }
 
-    /// Decodes content of this type, or gives the reason it cannot.
-    func decode(_ content: UnsafeBufferPointer<UInt8>) -> Result<any MessageContent, MissiveError> {
+    /// Decodes content of this type, or gives the reason it cannot. `received` is the same bytes as an
+    /// array, which the content keeps.
+    func decode(_ content: UnsafeBufferPointer<UInt8>, received: [UInt8]) -> Result<any MessageContent, MissiveError> {
         switch decoder {
         case .native(let type):
-            return Self.decodeNative(type, content)
+            return Self.decodeNative(type, content, received: received)
         case .plugin(let type):
-            return type.decode(content).map { $0 }
+            return type.decode(content, received: received).map { $0 }
         case .deferred(let plugin):
-            return plugin.type(objectName).flatMap { $0.decode(content).map { $0 } }
-        case .customDispatch, .unknown:
+            return plugin.type(objectName).flatMap { $0.decode(content, received: received).map { $0 } }
+        case .container, .unknown:
             return .failure(MissiveError(.malformedContent, "\(objectName) is not decoded directly", objectName: objectName))
         }
     }
 
-    private static func decodeNative<T: MessageType>(_ type: T.Type, _ content: UnsafeBufferPointer<UInt8>) -> Result<any MessageContent, MissiveError> {
+    private static func decodeNative<T: MessageType>(
+        _ type: T.Type, _ content: UnsafeBufferPointer<UInt8>, received: [UInt8]
+    ) -> Result<any MessageContent, MissiveError> {
         do {
-            return .success(TypedContent(try T(decoding: Data(content))))
+            return .success(TypedContent(try T(decoding: Data(content)), received: received))
         } catch let error as MissiveError {
             return .failure(error)
         } catch {
