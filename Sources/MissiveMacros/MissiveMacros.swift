@@ -64,9 +64,14 @@ func jsonRecord(_ fields: [(String, Any)]) -> String {
     return "{" + members.joined(separator: ",") + "}"
 }
 
-/// A global constant in the metadata section holding `record` and a terminating NUL.
-func metadataDeclaration(named name: String, record: String) -> DeclSyntax {
-    let bytes = Array(record.utf8) + [0]
+/// A global constant in the metadata section holding `records`, each followed by a NUL.
+func metadataDeclaration(named name: String, record: String...) -> DeclSyntax {
+    metadataDeclaration(named: name, records: record)
+}
+
+/// A global constant in the metadata section holding `records`, each followed by a NUL.
+func metadataDeclaration(named name: String, records: [String]) -> DeclSyntax {
+    let bytes: [UInt8] = records.flatMap { record -> [UInt8] in Array(record.utf8) + [0] }
     let type = Array(repeating: "UInt8", count: bytes.count).joined(separator: ", ")
     let values = bytes.map(String.init).joined(separator: ", ")
     return "@section(\(literal: metadataSection)) @used let \(raw: name): (\(raw: type)) = (\(raw: values))"
@@ -77,6 +82,7 @@ public struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
     struct Declared {
         var objectName: String
         var businessID: String?
+        var container: String?
         var persistence: String
     }
 
@@ -90,6 +96,10 @@ public struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
         if let expression = arguments["businessID"], !expression.is(NilLiteralExprSyntax.self) {
             businessID = try MacroArguments.string(expression, "businessID")
         }
+        var container: String?
+        if let expression = arguments["container"], !expression.is(NilLiteralExprSyntax.self) {
+            container = try MacroArguments.string(expression, "container")
+        }
         guard let member = arguments["persistence"]?.as(MemberAccessExprSyntax.self),
             persistenceValues[member.declName.baseName.text] != nil
         else {
@@ -100,11 +110,22 @@ public struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
         if NameGrammar.isReservedObjectName(objectName) {
             throw MacroUsageError("objectName '\(objectName)' uses the prefix '\(NameGrammar.reservedPrefix)', reserved for Missive's built-in types")
         }
-        if let businessID {
-            if let problem = NameGrammar.businessIDProblem(businessID) { throw MacroUsageError(problem) }
-            if NameGrammar.isReservedBusinessID(businessID) { throw MacroUsageError("businessID '\(businessID)' uses a prefix reserved for Missive") }
+        if let container {
+            guard businessID != nil else { throw MacroUsageError("a type in container \(container) needs the businessID (the key's value) that selects it") }
+            if let problem = NameGrammar.objectNameProblem(container) { throw MacroUsageError("container: \(problem)") }
+            if container == MessageContainer.custom.objectName { throw MacroUsageError("MS:Custom is the default container: leave container out") }
         }
-        return Declared(objectName: objectName, businessID: businessID, persistence: member.declName.baseName.text)
+        if let businessID {
+            if container == nil {
+                if let problem = NameGrammar.businessIDProblem(businessID) { throw MacroUsageError(problem) }
+                if NameGrammar.isReservedBusinessID(businessID) { throw MacroUsageError("businessID '\(businessID)' uses a prefix reserved for Missive") }
+            } else if let problem = NameGrammar.containerValueProblem(businessID, kind: .string),
+                NameGrammar.containerValueProblem(businessID, kind: .integer) != nil
+            {
+                throw MacroUsageError(problem)
+            }
+        }
+        return Declared(objectName: objectName, businessID: businessID, container: container, persistence: member.declName.baseName.text)
     }
 
     public static func expansion(
@@ -113,10 +134,12 @@ public struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
     ) throws -> [ExtensionDeclSyntax] {
         let declared = try declared(node)
         let businessID: ExprSyntax = declared.businessID.map { "\(literal: $0)" } ?? "nil"
+        let container: ExprSyntax = declared.container.map { "\(literal: $0)" } ?? "nil"
         let extensionDecl: DeclSyntax = """
             extension \(type.trimmed): MissivePluginKit.MessageCoding, MissivePluginKit.MessagePersistence {
                 public static var objectName: String { \(literal: declared.objectName) }
                 public static var businessID: String? { \(businessID) }
+                public static var container: String? { \(container) }
                 public static var persistence: MissivePluginKit.Persistence { .\(raw: declared.persistence) }
             }
             """
@@ -135,7 +158,14 @@ public struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
         } ?? []
         let isMedia = inherited.contains { $0 == "MediaMessageContent" || $0.hasSuffix(".MediaMessageContent") }
         var fields: [(String, Any)] = [("record", "type"), ("objectName", declared.objectName)]
-        if let businessID = declared.businessID { fields.append(("businessID", businessID)) }
+        if let businessID = declared.businessID {
+            if let container = declared.container {
+                fields.append(("container", container))
+                fields.append(("containerValue", businessID))
+            } else {
+                fields.append(("businessID", businessID))
+            }
+        }
         fields.append(("persistence", persistenceValues[declared.persistence]!))
         fields.append(("flags", isMedia ? 1 : 0))
         return [metadataDeclaration(named: "_missiveMetadata_\(group.name.text)", record: jsonRecord(fields))]
@@ -154,17 +184,26 @@ public struct MissivePluginMacro: DeclarationMacro {
         guard let types = arguments["types"]?.as(ArrayExprSyntax.self) else {
             throw MacroUsageError("types must be an array literal of message types, like [LinkMessage.self]")
         }
+        let containers = try containerDeclarations(arguments["containers"])
         // The macro is built by the same compiler as the plugin that uses it, in the same build, so the
         // compiler version it was built with is the plugin's.
         let record = jsonRecord([
-            ("record", "plugin"), ("abi", 1), ("abiMinor", 0), ("name", name), ("version", version), ("vendor", vendor),
+            ("record", "plugin"), ("abi", 1), ("abiMinor", 1), ("name", name), ("version", version), ("vendor", vendor),
             ("swift", SwiftCompiler.version),
         ])
-        return [
-            metadataDeclaration(named: "_missiveMetadata_plugin", record: record),
+        let containerList = arguments["containers"].map { "\($0.trimmed)" } ?? "[]"
+        var declarations: [DeclSyntax] = [metadataDeclaration(named: "_missiveMetadata_plugin", record: record)]
+        if !containers.isEmpty {
+            let records = containers.map { container in
+                jsonRecord([("record", "container"), ("objectName", container.objectName), ("key", container.key), ("keyKind", container.keyKind.rawValue)])
+            }
+            declarations.append(metadataDeclaration(named: "_missiveMetadata_containers", records: records))
+        }
+        return declarations + [
             """
             let _missivePluginExport = MissivePluginKit.PluginExport(
-                name: \(literal: name), version: \(literal: version), vendor: \(literal: vendor), types: \(types.trimmed))
+                name: \(literal: name), version: \(literal: version), vendor: \(literal: vendor), containers: \(raw: containerList),
+                types: \(types.trimmed))
             """,
             """
             @_cdecl("missive_plugin_entry_v1")
@@ -173,5 +212,37 @@ public struct MissivePluginMacro: DeclarationMacro {
             }
             """,
         ]
+    }
+
+    /// The containers of a `containers:` array literal of `MessageContainer(objectName:key:keyKind:)` calls
+    /// with literal arguments, checked as the host will check them.
+    static func containerDeclarations(_ expression: ExprSyntax?) throws -> [MessageContainer] {
+        guard let expression else { return [] }
+        guard let array = expression.as(ArrayExprSyntax.self) else {
+            throw MacroUsageError("containers must be an array literal of MessageContainer(objectName:key:keyKind:) values")
+        }
+        return try array.elements.map { element in
+            guard let call = element.expression.as(FunctionCallExprSyntax.self) else {
+                throw MacroUsageError("each container must be written MessageContainer(objectName: \"...\", key: \"...\", keyKind: .string)")
+            }
+            let arguments = MacroArguments(call.arguments)
+            let objectName = try MacroArguments.string(arguments["objectName"], "a container's objectName")
+            let key = try MacroArguments.string(arguments["key"], "a container's key")
+            var kind = MessageContainer.KeyKind.string
+            if let expression = arguments["keyKind"] {
+                guard let member = expression.as(MemberAccessExprSyntax.self),
+                    let parsed = MessageContainer.KeyKind(rawValue: member.declName.baseName.text)
+                else {
+                    throw MacroUsageError("keyKind must be written .string or .integer")
+                }
+                kind = parsed
+            }
+            if let problem = NameGrammar.objectNameProblem(objectName) { throw MacroUsageError("container: \(problem)") }
+            if NameGrammar.isReservedObjectName(objectName) {
+                throw MacroUsageError("container '\(objectName)' uses the prefix '\(NameGrammar.reservedPrefix)', reserved for Missive")
+            }
+            if let problem = NameGrammar.containerKeyProblem(key) { throw MacroUsageError(problem) }
+            return MessageContainer(objectName: objectName, key: key, keyKind: kind)
+        }
     }
 }

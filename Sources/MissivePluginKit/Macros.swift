@@ -16,12 +16,20 @@
 /// }
 /// ```
 ///
-/// The macro adds the `objectName`, `businessID` and `persistence` requirements and writes the type's
-/// record into the plugin's `missive_meta` ELF section, so a host can read it without running the plugin.
-/// Every argument must be a literal.
-@attached(extension, conformances: MessageCoding, MessagePersistence, names: named(objectName), named(businessID), named(persistence))
+/// The macro adds the `objectName`, `businessID`, `container` and `persistence` requirements and writes the
+/// type's record into the plugin's `missive_meta` ELF section, so a host can read it without running the
+/// plugin. Every argument must be a literal.
+///
+/// `businessID` is the value its container dispatches on to reach the type: by default the container is
+/// `MS:Custom`, whose content carries a `businessID` member. To register under a container the plugin
+/// declares in ``MissivePlugin(name:version:vendor:containers:types:)``, name it:
+///
+/// ```swift
+/// @MissiveMessage("matrix:text", container: "m.room.message", businessID: "m.text", persistence: .counted)
+/// ```
+@attached(extension, conformances: MessageCoding, MessagePersistence, names: named(objectName), named(businessID), named(container), named(persistence))
 @attached(peer, names: prefixed(_missiveMetadata_))
-public macro MissiveMessage(_ objectName: String, businessID: String? = nil, persistence: Persistence) =
+public macro MissiveMessage(_ objectName: String, container: String? = nil, businessID: String? = nil, persistence: Persistence) =
     #externalMacro(module: "MissiveMacros", type: "MissiveMessageMacro")
 
 /// Exports a plugin: its identity, its message types, the `missive_plugin_entry_v1` entry symbol and the
@@ -35,8 +43,16 @@ public macro MissiveMessage(_ objectName: String, businessID: String? = nil, per
 /// ```
 ///
 /// `name`, `version` and `vendor` must be string literals. Every type listed must carry
-/// ``MissiveMessage(_:businessID:persistence:)``, and every type that carries it must be listed; the host
-/// refuses a plugin whose metadata and types disagree.
-@freestanding(declaration, names: named(_missiveMetadata_plugin), named(_missivePluginExport), named(_missivePluginEntry))
-public macro MissivePlugin(name: String, version: String, vendor: String, types: [any MessageType.Type]) =
+/// ``MissiveMessage(_:container:businessID:persistence:)``, and every type that carries it must be listed;
+/// the host refuses a plugin whose metadata and types disagree.
+///
+/// A plugin that brings types of a container other than `MS:Custom` declares it, with literal arguments:
+///
+/// ```swift
+/// #MissivePlugin(name: "MatrixBridge", version: "1.0.0", vendor: "Missive Samples",
+///                containers: [MessageContainer(objectName: "m.room.message", key: "msgtype", keyKind: .string)],
+///                types: [MatrixText.self, MatrixNotice.self])
+/// ```
+@freestanding(declaration, names: named(_missiveMetadata_plugin), named(_missivePluginExport), named(_missivePluginEntry), named(_missiveMetadata_containers))
+public macro MissivePlugin(name: String, version: String, vendor: String, containers: [MessageContainer] = [], types: [any MessageType.Type]) =
     #externalMacro(module: "MissiveMacros", type: "MissivePluginMacro")

@@ -10,36 +10,49 @@ import Foundation
 public final class PluginExport: @unchecked Sendable {
     private let plugin: UnsafeMutablePointer<missive_plugin>
     private let typeTable: UnsafeMutablePointer<UnsafePointer<missive_type>?>
+    private let containerTable: UnsafeMutablePointer<UnsafePointer<missive_container>?>
     private let exports: [AnyTypeExport]
     private var allocations: [UnsafeMutableRawPointer] = []
 
-    /// Builds the descriptor of a plugin with these types.
-    public init(name: String, version: String, vendor: String, types: [any MessageType.Type]) {
+    /// Builds the descriptor of a plugin with these containers and types.
+    public init(name: String, version: String, vendor: String, containers: [MessageContainer] = [], types: [any MessageType.Type]) {
         exports = types.map { makeExport($0) }
         plugin = .allocate(capacity: 1)
         typeTable = .allocate(capacity: max(exports.count, 1))
+        containerTable = .allocate(capacity: max(containers.count, 1))
         for (index, export) in exports.enumerated() {
             typeTable[index] = UnsafePointer(describe(export))
+        }
+        for (index, container) in containers.enumerated() {
+            let descriptor = allocate(missive_container.self, count: 1)
+            descriptor.initialize(
+                to: missive_container(
+                    struct_size: UInt32(MemoryLayout<missive_container>.size),
+                    key_kind: UInt32(container.keyKind == .integer ? MISSIVE_KEY_INTEGER : MISSIVE_KEY_STRING),
+                    object_name: copy(container.objectName), key: copy(container.key)))
+            containerTable[index] = UnsafePointer(descriptor)
         }
         plugin.initialize(
             to: missive_plugin(
                 abi_version: UInt32(MISSIVE_ABI_MAJOR) << 16 | UInt32(MISSIVE_ABI_MINOR),
                 struct_size: UInt32(MemoryLayout<missive_plugin>.size),
                 name: copy(name), version: copy(version), vendor: copy(vendor),
-                type_count: UInt32(exports.count), types: UnsafePointer(typeTable), get_extension: nil))
+                type_count: UInt32(exports.count), types: UnsafePointer(typeTable), get_extension: nil,
+                container_count: UInt32(containers.count), containers: UnsafePointer(containerTable), context: nil,
+                get_plugin_extension: nil))
     }
 
     deinit {
         for allocation in allocations { free(allocation) }
         typeTable.deallocate()
+        containerTable.deallocate()
         plugin.deallocate()
     }
 
-    /// What `missive_plugin_entry_v1` returns: the descriptor, or `nil` when the host speaks another ABI
-    /// major version.
+    /// What `missive_plugin_entry_v1` returns: the descriptor. A host of another ABI major never calls this
+    /// entry (the major is in its name), and the host refuses a plugin of a newer minor from its metadata.
     public func entry(host: UnsafeRawPointer?) -> UnsafeRawPointer? {
-        if let host, host.load(as: UInt32.self) >> 16 != UInt32(MISSIVE_ABI_MAJOR) { return nil }
-        return UnsafeRawPointer(plugin)
+        UnsafeRawPointer(plugin)
     }
 
     private func describe(_ export: AnyTypeExport) -> UnsafeMutablePointer<missive_type> {
@@ -56,14 +69,15 @@ public final class PluginExport: @unchecked Sendable {
                 struct_size: UInt32(MemoryLayout<missive_type>.size),
                 flags: export.isMedia ? UInt32(MISSIVE_TYPE_MEDIA) : 0,
                 object_name: copy(export.objectName),
-                business_id: export.businessID.map(copy),
+                business_id: export.container == nil ? export.businessID.map(copy) : nil,
                 persistence: export.persistence.rawValue,
                 example_count: UInt32(examples.count),
                 examples: UnsafePointer(exampleTable),
                 context: Unmanaged.passUnretained(export).toOpaque(),
                 decode: decodeThunk, release: releaseThunk, encode: encodeThunk, digest: digestThunk,
                 push_content: pushThunk, searchable_words: wordsThunk,
-                media: export.isMedia ? mediaThunk : nil, get_extension: nil))
+                media: export.isMedia ? mediaThunk : nil, get_extension: nil,
+                container: export.container.map(copy), container_value: export.container == nil ? nil : export.businessID.map(copy)))
         return type
     }
 
@@ -86,6 +100,7 @@ public final class PluginExport: @unchecked Sendable {
 class AnyTypeExport {
     var objectName: String { fatalError("abstract") }
     var businessID: String? { fatalError("abstract") }
+    var container: String? { fatalError("abstract") }
     var persistence: Persistence { fatalError("abstract") }
     var isMedia: Bool { fatalError("abstract") }
     var examples: [[UInt8]] { fatalError("abstract") }
@@ -106,6 +121,7 @@ private func makeExport<T: MessageType>(_ type: T.Type) -> AnyTypeExport { TypeE
 private final class TypeExport<T: MessageType>: AnyTypeExport {
     override var objectName: String { T.objectName }
     override var businessID: String? { T.businessID }
+    override var container: String? { T.container }
     override var persistence: Persistence { T.persistence }
     override var isMedia: Bool { T.isMediaType }
     override var examples: [[UInt8]] { T.examples.compactMap { try? Array($0.encode()) } }
@@ -161,9 +177,17 @@ private let releaseThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointe
 }
 
 private let encodeThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<missive_sink>?) -> Int32 = { _, handle, sink in
-    guard let data = try? box(handle).encode(), let sink else { return MISSIVE_FAILED }
-    data.withUnsafeBytes { sink.pointee.write(sink.pointee.context, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
-    return MISSIVE_OK
+    guard let sink else { return MISSIVE_FAILED }
+    do {
+        let data = try box(handle).encode()
+        data.withUnsafeBytes { sink.pointee.write(sink.pointee.context, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+        return MISSIVE_OK
+    } catch {
+        // The reason mark, then the reason (missive_plugin.h, "Buffers and sinks").
+        sink.pointee.write(sink.pointee.context, nil, 0)
+        write("\(error)", to: sink)
+        return MISSIVE_FAILED
+    }
 }
 
 private let digestThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<missive_sink>?) -> Int32 = { _, handle, sink in
