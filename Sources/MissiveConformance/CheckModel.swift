@@ -125,6 +125,12 @@ public final class CheckContext: @unchecked Sendable {
     }
 
     /// The types that can be called, or the outcome to report when the plugin cannot be opened.
+    /// The containers the descriptor declares and that could be read.
+    var containers: [MessageContainer] {
+        guard case .success(let probe) = probe else { return [] }
+        return probe.containers.compactMap { try? $0.get() }
+    }
+
     func callableTypes() -> Result<[PluginType], CheckFailure> {
         switch probe {
         case .failure(let error): return .failure(CheckFailure(.skipped("the plugin could not be opened: \(error.message)")))

@@ -2,7 +2,7 @@
 public enum ConformanceCatalog {
     /// All checks.
     public static let checks: [ConformanceCheck] =
-        LoadingChecks.all + DeclarationChecks.all + BehaviourChecks.all + GarbageChecks.all + ResourceChecks.all
+        LoadingChecks.all + DeclarationChecks.all + BehaviourChecks.all + ContentChecks.all + GarbageChecks.all + ResourceChecks.all
 
     /// The check with this id.
     public static func check(_ id: String) -> ConformanceCheck? {

@@ -4,8 +4,8 @@ import Missive
 
 /// Levels 2–3 and 7: what decoded messages answer.
 enum BehaviourChecks {
-    /// The longest digest allowed, in characters.
-    static let maxDigestLength = 256
+    /// The longest digest allowed, in code points.
+    static let maxDigestLength = DisplayText.maxCodePoints
 
     static let all: [ConformanceCheck] = [
         ConformanceCheck(id: "roundtrip.examples", level: 2,
@@ -39,7 +39,7 @@ enum BehaviourChecks {
             }
         },
         ConformanceCheck(id: "digest.valid", level: 3,
-                         summary: "Digests are valid UTF-8, one line, not empty, at most \(maxDigestLength) characters.",
+                         summary: "Digests are valid UTF-8, one line (no C0/C1 control, DEL, U+2028 or U+2029), not empty, at most \(maxDigestLength) code points.",
                          requires: ["examples.decode"]) { context in
             context.withTypes { (types) throws(CheckFailure) in
                 var problems: [String] = []
@@ -74,15 +74,15 @@ enum BehaviourChecks {
             }
         },
         ConformanceCheck(id: "push.valid", level: 3,
-                         summary: "Push content, where given, is valid UTF-8, one line, not empty, at most \(maxDigestLength) characters.",
+                         summary: "Push content, where given, follows the digest's rules.",
                          requires: ["examples.decode"]) { context in
             context.withTypes { (types) throws(CheckFailure) in
                 var problems: [String] = []
                 for type in types where type.persistenceValue != Persistence.status.rawValue {
                     for (example, content) in try type.decodedExamples() {
                         guard let (status, bytes) = content.rawPushContent(), status != MISSIVE_ABSENT else { continue }
-                        if let problem = digestProblem(status: status, bytes: bytes) {
-                            problems.append("\(type.objectName) \(preview(example, limit: 40)): push content: \(problem.replacingOccurrences(of: "digest", with: "text"))")
+                        if let problem = digestProblem(status: status, bytes: bytes, what: "push content") {
+                            problems.append("\(type.objectName) \(preview(example, limit: 40)): \(problem)")
                         }
                     }
                 }
@@ -143,18 +143,10 @@ enum BehaviourChecks {
         }
     }
 
-    /// Why a digest is not acceptable, or `nil`.
-    static func digestProblem(status: Int32, bytes: [UInt8]) -> String? {
-        guard status == MISSIVE_OK else { return "digest returned status \(status)" }
-        guard let text = bytes.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else {
-            return "digest \(preview(bytes)) is not valid UTF-8"
-        }
-        if text.isEmpty { return "digest is empty" }
-        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
-            return "digest \(text.debugDescription) is not one line (it has a line break or control character)"
-        }
-        if text.count > maxDigestLength { return "digest has \(text.count) characters; at most \(maxDigestLength) are allowed" }
-        return nil
+    /// Why a digest (or push content, `what`) is not acceptable, or `nil`.
+    static func digestProblem(status: Int32, bytes: [UInt8], what: String = "digest") -> String? {
+        guard status == MISSIVE_OK else { return "\(what) returned status \(status)" }
+        return DisplayText.problem(bytes, what: what)
     }
 }
 

@@ -5,28 +5,43 @@ import Missive
 /// Levels 1–2: names, persistence and examples, as the descriptor declares them.
 enum DeclarationChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck(id: "names.grammar", level: 1, summary: "Every objectName and businessID follows the name grammar.",
+        ConformanceCheck(id: "names.grammar", level: 1,
+                         summary: "Every objectName, container, container key and businessID (or container value) follows the name grammar.",
                          requires: ["types.functions"]) { context in
             context.withTypes { (types) throws(CheckFailure) in
-                let problems = types.flatMap { type in
-                    [NameGrammar.objectNameProblem(type.objectName)] + [type.businessID.flatMap(NameGrammar.businessIDProblem)]
+                let containers = context.containers
+                var problems = containers.flatMap { container in
+                    [NameGrammar.objectNameProblem(container.objectName).map { "container: \($0)" }, NameGrammar.containerKeyProblem(container.key)]
                 }.compactMap { $0 }
+                for type in types {
+                    if let problem = NameGrammar.objectNameProblem(type.objectName) { problems.append(problem) }
+                    guard let value = type.businessID else { continue }
+                    let kind = type.container.flatMap { name in containers.first { $0.objectName == name }?.keyKind } ?? .string
+                    if let problem = NameGrammar.containerValueProblem(value, kind: kind) {
+                        problems.append(type.container.map { "\(type.objectName) in \($0): \(problem)" } ?? problem)
+                    }
+                }
                 return outcome(expected: "names that follow the grammar", problems: problems)
             }
         },
-        ConformanceCheck(id: "names.reserved", level: 1, summary: "No objectName or businessID uses a prefix reserved for Missive.",
+        ConformanceCheck(id: "names.reserved", level: 1,
+                         summary: "No objectName or container uses the prefix MS:, and no MS:Custom businessID uses MS_ or MS..",
                          requires: ["types.functions"]) { context in
             context.withTypes { (types) throws(CheckFailure) in
-                let problems = types.flatMap { type -> [String] in
-                    var found: [String] = []
-                    if NameGrammar.isReservedObjectName(type.objectName) { found.append("objectName '\(type.objectName)' uses 'MS:'") }
-                    if let id = type.businessID, NameGrammar.isReservedBusinessID(id) { found.append("businessID '\(id)' uses a reserved prefix") }
-                    return found
+                var problems = context.containers.filter { NameGrammar.isReservedObjectName($0.objectName) }.map {
+                    "container '\($0.objectName)' uses 'MS:'"
+                }
+                for type in types {
+                    if NameGrammar.isReservedObjectName(type.objectName) { problems.append("objectName '\(type.objectName)' uses 'MS:'") }
+                    if type.container == nil, let id = type.businessID, NameGrammar.isReservedBusinessID(id) {
+                        problems.append("businessID '\(id)' uses a reserved prefix")
+                    }
                 }
                 return outcome(expected: "no reserved prefixes", problems: problems)
             }
         },
-        ConformanceCheck(id: "names.unique", level: 1, summary: "No objectName or businessID appears twice in the plugin.",
+        ConformanceCheck(id: "names.unique", level: 1,
+                         summary: "No objectName (of a type or a container) appears twice in the plugin, nor a value twice in one container.",
                          requires: ["types.functions"]) { context in
             context.withTypes { (types) throws(CheckFailure) in
                 func duplicates(_ names: [String], _ kind: String) -> [String] {
@@ -34,7 +49,9 @@ enum DeclarationChecks {
                         "\(kind) '\(name)' appears \(copies.count) times"
                     }
                 }
-                let problems = duplicates(types.map(\.objectName), "objectName") + duplicates(types.compactMap(\.businessID), "businessID")
+                let names = types.map(\.objectName) + context.containers.map(\.objectName)
+                let values = types.compactMap { type in type.businessID.map { value in type.container.map { "\(value)' in '\($0)" } ?? value } }
+                let problems = duplicates(names, "objectName") + duplicates(values, "businessID")
                 return outcome(expected: "unique names", problems: problems)
             }
         },

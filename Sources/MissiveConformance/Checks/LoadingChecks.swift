@@ -69,7 +69,7 @@ enum LoadingChecks {
             return outcome(expected: "a non-empty name, version and vendor", problems: missing.map { "the descriptor's \($0) is missing" })
         },
         ConformanceCheck(id: "types.functions", level: 1,
-                         summary: "Every type has decode, release, encode and digest, and media types have media.",
+                         summary: "Every type has decode, release, encode and digest, media types have media, and every container a type names is declared.",
                          requires: ["abi.struct-size"]) { context in
             guard case .success(let probe) = context.probe else { return .skipped("the plugin could not be opened") }
             var problems = probe.types.compactMap { result -> String? in
@@ -79,7 +79,14 @@ enum LoadingChecks {
             for case .success(let type) in probe.types where type.registrationProblem?.message == "a media type must provide media" {
                 problems.append("\(type.objectName): a media type must provide media")
             }
-            return outcome(expected: "every required function", problems: problems)
+            for case .failure(let error) in probe.containers { problems.append(error.message) }
+            let declared = Set(probe.containers.compactMap { try? $0.get().objectName })
+            for case .success(let type) in probe.types {
+                if let container = type.container, !declared.contains(container) {
+                    problems.append("\(type.objectName): its container \(container) is not one the plugin declares")
+                }
+            }
+            return outcome(expected: "every required function, and containers that are declared", problems: problems)
         },
         ConformanceCheck(id: "metadata.agrees", level: 1,
                          summary: "The metadata agrees with the runtime descriptor: identity, names, persistence, media flag.",
@@ -88,7 +95,10 @@ enum LoadingChecks {
                 return .skipped("metadata or descriptor unavailable")
             }
             let types = probe.types.compactMap { try? $0.get() }
-            guard let problem = PluginLoader.disagreement(metadata: metadata, info: probe.info, types: types) else { return .passed }
+            let containers = probe.containers.compactMap { try? $0.get() }
+            guard let problem = PluginLoader.disagreement(metadata: metadata, info: probe.info, containers: containers, types: types) else {
+                return .passed
+            }
             return .failed(expected: "metadata identical to the descriptor", seen: problem)
         },
     ]

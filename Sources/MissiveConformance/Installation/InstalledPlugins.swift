@@ -32,18 +32,31 @@ public struct InstalledPlugin: Sendable, Hashable, CustomStringConvertible {
 /// replaces, so its names are not clashes: that is how `missive install` upgrades and how
 /// `missive check --against` judges an upgrade.
 public enum NameClashes {
-    /// Every objectName and businessID of `metadata` that one of `others` also declares, as readable
-    /// sentences naming the other file. Plugins named like `metadata` are skipped, as are files at `ownPath`.
+    /// Every objectName, container and businessID (or container value) of `metadata` that one of `others`
+    /// also declares, as readable sentences naming the other file. Plugins named like `metadata` are
+    /// skipped, as are files at `ownPath`. Two plugins declaring the same container with the same key and
+    /// key kind share it, which is no clash.
     public static func find(_ metadata: PluginMetadata, ownPath: String? = nil, among others: [InstalledPlugin]) -> [String] {
         let own = ownPath.map(resolved)
         var problems: [String] = []
         for other in others where other.metadata.name != metadata.name && resolved(other.path) != own {
+            let otherNames = Set(other.metadata.types.map(\.objectName))
             for type in metadata.types {
-                if other.metadata.types.contains(where: { $0.objectName == type.objectName }) {
+                if otherNames.contains(type.objectName) || other.metadata.containers.contains(where: { $0.objectName == type.objectName }) {
                     problems.append("objectName '\(type.objectName)' is also declared by \(other)")
                 }
-                if let id = type.businessID, other.metadata.types.contains(where: { $0.businessID == id }) {
-                    problems.append("businessID '\(id)' is also declared by \(other)")
+                if let id = type.businessID,
+                    other.metadata.types.contains(where: { $0.businessID == id && ($0.container ?? "MS:Custom") == (type.container ?? "MS:Custom") })
+                {
+                    let place = type.container.map { "value '\(id)' in container \($0)" } ?? "businessID '\(id)'"
+                    problems.append("\(place) is also declared by \(other)")
+                }
+            }
+            for container in metadata.containers {
+                if otherNames.contains(container.objectName) {
+                    problems.append("container '\(container.objectName)' is also a type's objectName in \(other)")
+                } else if let theirs = other.metadata.containers.first(where: { $0.objectName == container.objectName }), theirs != container {
+                    problems.append("container \(container) is declared as \(theirs) by \(other)")
                 }
             }
         }
