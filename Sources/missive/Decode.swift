@@ -52,8 +52,8 @@ extension MissiveCommand {
                     let message = try result.registry.decode(line: line)
                     let content = try message.reencoded().content
                     switch format {
-                    case .json: printJSON(message, content: content, line: lineNumber)
-                    case .text: printText(message, content: content, line: lineNumber)
+                    case .json: printJSON(message, content: content, line: lineNumber, registry: result.registry)
+                    case .text: printText(message, content: content, line: lineNumber, registry: result.registry)
                     }
                 } catch {
                     failed = true
@@ -78,13 +78,15 @@ extension MissiveCommand {
             Console.out(bytes: json.bytes)
         }
 
-        private func printJSON(_ message: Message, content: [UInt8], line: Int) {
+        private func printJSON(_ message: Message, content: [UInt8], line: Int, registry: MessageRegistry) {
             var json = JSONWriter()
             json.beginObject()
             json.field("line", line)
             json.field("id", message.envelope.id)
             json.field("objectName", message.envelope.objectName)
             json.field("businessID", message.content.businessID)
+            json.key("container")
+            json.container(registry.type(objectName: message.envelope.objectName)?.declaredContainer)
             json.field("known", message.isKnown)
             json.field("decodedAs", message.isKnown ? message.content.objectName : UnknownMessage.objectName)
             json.field("digest", message.digest)
@@ -103,10 +105,13 @@ extension MissiveCommand {
             Console.out(bytes: json.bytes)
         }
 
-        private func printText(_ message: Message, content: [UInt8], line: Int) {
+        private func printText(_ message: Message, content: [UInt8], line: Int, registry: MessageRegistry) {
             let envelope = message.envelope
             var header = "#\(line) \(envelope.id)  \(envelope.objectName)"
-            if let businessID = message.content.businessID { header += "  businessID=\(businessID)" }
+            if let value = message.content.businessID {
+                // The value of the key the container dispatched on: MS:Custom's businessID, Matrix's msgtype, ...
+                header += "  \(registry.type(objectName: envelope.objectName)?.declaredContainer?.key ?? "businessID")=\(value)"
+            }
             header += message.isKnown ? "  known" + (message.content.objectName != envelope.objectName ? " as \(message.content.objectName)" : "") : "  UNKNOWN"
             Console.out(header)
             if let parentID = envelope.parentID { Console.out("    reply to:    \(parentID)") }

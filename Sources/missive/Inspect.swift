@@ -33,12 +33,17 @@ extension MissiveCommand {
                 json.field("abi", metadata.abiMajor)
                 json.field("abiVersion", metadata.abiVersion)
                 json.field("swiftVersion", metadata.swiftVersion)
+                json.key("containers")
+                json.beginArray()
+                for container in metadata.containers { json.container(container) }
+                json.endArray()
                 json.key("types")
                 json.beginArray()
                 for type in metadata.types {
                     json.beginObject()
                     json.field("objectName", type.objectName)
                     json.field("businessID", type.businessID)
+                    json.field("container", type.businessID == nil ? nil : type.container ?? MessageRegistry.customObjectName)
                     json.key("persistence")
                     if let flag = type.persistence { json.persistence(flag) } else { json.integer(type.persistenceValue) }
                     json.field("media", type.isMedia)
@@ -53,12 +58,16 @@ extension MissiveCommand {
                 Console.out("ABI:       \(metadata.abiVersion)")
                 Console.out("toolchain: " + (metadata.swiftVersion.map { "Swift \($0) (a host built by Swift \(SwiftCompiler.majorMinor($0) ?? $0).x loads it)" }
                     ?? "none recorded (no Swift runtime needed; loads in any host)"))
+                if !metadata.containers.isEmpty {
+                    Console.out("Containers (\(metadata.containers.count)):")
+                    Console.out(table([["OBJECTNAME", "KEY", "KEY KIND"]] + metadata.containers.map { [$0.objectName, $0.key, $0.keyKind.rawValue] }))
+                }
                 let rows = metadata.types.map { type in
-                    [type.objectName, type.businessID ?? "-", type.persistence?.description ?? "invalid (\(type.persistenceValue))",
-                     type.isMedia ? "media" : "-"]
+                    [type.objectName, type.businessID.map { value in type.container.map { "\($0) \(value)" } ?? value } ?? "-",
+                     type.persistence?.description ?? "invalid (\(type.persistenceValue))", type.isMedia ? "media" : "-"]
                 }
                 Console.out("Types (\(rows.count)):")
-                Console.out(table([["OBJECTNAME", "BUSINESSID", "PERSISTENCE", "MEDIA"]] + rows))
+                Console.out(table([["OBJECTNAME", "BUSINESSID / CONTAINER VALUE", "PERSISTENCE", "MEDIA"]] + rows))
             }
         }
     }

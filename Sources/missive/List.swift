@@ -35,6 +35,9 @@ extension MissiveCommand {
                 json.beginObject()
                 json.field("objectName", type.objectName)
                 json.field("businessID", type.businessID)
+                json.field("container", type.container)
+                json.key("dispatchesOn")
+                json.container(type.declaredContainer)
                 json.key("persistence")
                 json.persistence(type.persistence)
                 json.field("media", type.isMedia)
@@ -78,10 +81,10 @@ extension MissiveCommand {
                 }
                 let file: String
                 if case .plugin(let info) = type.origin { file = info.path } else { file = "-" }
-                return [type.objectName, type.businessID ?? "-", type.persistence.description, type.isMedia ? "media" : "-", source, file]
+                return [type.objectName, dispatch(type, in: result.registry), type.declaredContainer == nil ? type.persistence.description : "-", type.isMedia ? "media" : "-", source, file]
             }
             Console.out("Registered types (\(rows.count)):")
-            Console.out(table([["OBJECTNAME", "BUSINESSID", "PERSISTENCE", "MEDIA", "SOURCE", "FILE"]] + rows))
+            Console.out(table([["OBJECTNAME", "BUSINESSID / CONTAINER", "PERSISTENCE", "MEDIA", "SOURCE", "FILE"]] + rows))
             // A shadowed copy is how a user's copy overrides the system's: listed apart from real refusals.
             let shadowed = result.rejections.filter { $0.code == .shadowed }
             let refused = result.rejections.filter { $0.code != .shadowed }
@@ -92,6 +95,15 @@ extension MissiveCommand {
                     Console.out("  \(error.file ?? "-")\n    [\(error.code)] \(error.objectName.map { "\($0): " } ?? "")\(error.message)")
                 }
             }
+        }
+
+        /// How a registry entry is reached besides its objectName: `text_link` (an MS:Custom businessID),
+        /// `m.room.message msgtype=m.text`, or for a container what it dispatches on.
+        private func dispatch(_ type: RegisteredType, in registry: MessageRegistry) -> String {
+            if let container = type.declaredContainer { return "container on '\(container.key)' (\(container.keyKind.rawValue))" }
+            guard let value = type.businessID else { return "-" }
+            guard let name = type.container, name != MessageRegistry.customObjectName else { return value }
+            return "\(name) \(registry.type(objectName: name)?.declaredContainer?.key ?? "key")=\(value)"
         }
     }
 }

@@ -27,6 +27,16 @@ extension JSONWriter {
         endObject()
     }
 
+    /// `{"objectName": ..., "key": ..., "keyKind": "string"|"integer"}` of a container, or `null`.
+    mutating func container(_ container: MessageContainer?) {
+        guard let container else { return null() }
+        beginObject()
+        field("objectName", container.objectName)
+        field("key", container.key)
+        field("keyKind", container.keyKind.rawValue)
+        endObject()
+    }
+
     /// `{"file": ..., "objectName": ..., "code": ..., "reason": ...}`.
     mutating func rejection(_ error: MissiveError) {
         beginObject()
