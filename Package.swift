@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "DemoMessages", type: .dynamic, targets: ["DemoMessages"]),
         .library(name: "DemoMedia", type: .dynamic, targets: ["DemoMedia"]),
         .library(name: "CRating", type: .dynamic, targets: ["CRating"]),
+        .library(name: "MatrixBridge", type: .dynamic, targets: ["MatrixBridge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -92,6 +93,7 @@ let package = Package(
         .target(name: "DemoMessages", dependencies: ["MissivePluginKit"], path: "SampleTypes/DemoMessages", swiftSettings: strictSwift),
         .target(name: "DemoMedia", dependencies: ["MissivePluginKit"], path: "SampleTypes/DemoMedia", swiftSettings: strictSwift),
         .target(name: "CRating", dependencies: ["CMissivePlugin"], path: "SampleTypes/CRating", publicHeadersPath: "."),
+        .target(name: "MatrixBridge", dependencies: ["MissivePluginKit"], path: "SampleTypes/MatrixBridge", swiftSettings: strictSwift),
 
         // The deliberately broken plugins are a package of their own, Tests/Fixtures/BrokenPlugins, which
         // the tests build into .build/fixtures: off the default search path of `swift run missive`.
