@@ -21,7 +21,8 @@ import Testing
         let expected: [(String, String?, Int, Bool, String)] = [
             ("demo:link", "text_link", 3, false, "DemoMessages"), ("demo:poll", "poll", 3, false, "DemoMessages"),
             ("demo:typing", nil, 16, false, "DemoMessages"), ("demo:sticker", "sticker", 3, true, "DemoMedia"),
-            ("demo:rating", "evaluation", 3, false, "CRating"),
+            ("demo:rating", "evaluation", 3, false, "CRating"), ("matrix:text", "m.text", 3, false, "MatrixBridge"),
+            ("matrix:notice", "m.notice", 1, false, "MatrixBridge"), ("matrix:emote", "m.emote", 3, false, "MatrixBridge"),
         ]
         for (name, businessID, persistence, media, plugin) in expected {
             let type = try #require(byName[name], "\(name) missing")
@@ -32,11 +33,17 @@ import Testing
             #expect(info["name"] as? String == plugin)
             #expect(info["file"] as? String == Fixtures.library(plugin))
         }
+        #expect(byName["demo:link"]?["container"] as? String == "MS:Custom")
+        #expect(byName["matrix:text"]?["container"] as? String == "m.room.message")
+        #expect(byName["demo:typing"]?["container"] is NSNull)
+        let matrix = try #require(byName["m.room.message"]?["dispatchesOn"] as? [String: Any])
+        #expect(matrix["key"] as? String == "msgtype" && matrix["keyKind"] as? String == "string")
+        #expect((byName["MS:Custom"]?["dispatchesOn"] as? [String: Any])?["key"] as? String == "businessID")
         // Only built-ins and samples: the broken test plugins are built elsewhere.
         #expect(types.allSatisfy { !($0["objectName"] as! String).hasPrefix("fixture") })
         #expect((json["rejected"] as? [Any])?.isEmpty == true)
         for plugin in try #require(json["plugins"] as? [[String: Any]]) {
-            #expect(plugin["abiVersion"] as? String == "1.0")
+            #expect(plugin["abiVersion"] as? String == "1.1")
         }
     }
 
@@ -50,13 +57,14 @@ import Testing
         #expect(run.stderr.isEmpty, "\(run.stderr)")
         #expect(!run.stdout.contains("Rejected"))
         #expect(!run.stdout.contains("fixture:"))
-        #expect(run.stdout.contains("Registered types (13):"))
+        #expect(run.stdout.contains("Registered types (17):"))
+        #expect(run.stdout.contains("matrix:text     m.room.message msgtype=m.text"))
 
         // With -v the loader says what it did; with -q nothing is logged.
         let verbose = try Fixtures.missive(
             ["list", "-v"], environment: ["XDG_DATA_HOME": empty, PluginSearchPath.systemDirectoryVariable: empty, "MISSIVE_METADATA_CACHE": "off"])
-        #expect(verbose.stderr.contains("missive: debug: loaded plugin CRating 1.0.0 by Missive Samples (ABI 1.0, no Swift runtime): demo:rating"))
-        #expect(verbose.stderr.contains("missive: debug: loaded plugin DemoMessages 1.0.0 by Missive Samples (ABI 1.0, Swift \(SwiftCompiler.version))"))
+        #expect(verbose.stderr.contains("missive: debug: loaded plugin CRating 1.0.0 by Missive Samples (ABI 1.1, no Swift runtime): demo:rating"))
+        #expect(verbose.stderr.contains("missive: debug: loaded plugin DemoMessages 1.0.0 by Missive Samples (ABI 1.1, Swift \(SwiftCompiler.version))"))
     }
 
     @Test func decodeLogsRefusedPluginsAsWarningsUnlessQuiet() throws {
@@ -137,7 +145,7 @@ import Testing
         let json = try Self.object(run.stdout)
         #expect(json["name"] as? String == "DemoMedia")
         #expect(json["abi"] as? Int == 1)
-        #expect(json["abiVersion"] as? String == "1.0")
+        #expect(json["abiVersion"] as? String == "1.1")
         #expect(json["swiftVersion"] as? String == SwiftCompiler.version)
         let types = try #require(json["types"] as? [[String: Any]])
         #expect(types.map { $0["objectName"] as? String } == ["demo:sticker"])
@@ -147,8 +155,17 @@ import Testing
         let c = try Self.object(try Fixtures.missive("inspect", Fixtures.library("CRating"), "--format", "json").stdout)
         #expect(c["swiftVersion"] is NSNull)
         let text = try Fixtures.missive("inspect", Fixtures.library("CRating")).stdout
-        #expect(text.contains("ABI:       1.0"))
+        #expect(text.contains("ABI:       1.1"))
         #expect(text.contains("toolchain: none recorded"))
+
+        // A container and the types under it.
+        let matrix = try Self.object(try Fixtures.missive("inspect", Fixtures.library("MatrixBridge"), "--format", "json").stdout)
+        let containers = try #require(matrix["containers"] as? [[String: Any]])
+        #expect(containers.map { $0["objectName"] as? String } == ["m.room.message"])
+        #expect(containers.first?["key"] as? String == "msgtype")
+        let matrixTypes = try #require(matrix["types"] as? [[String: Any]])
+        #expect(matrixTypes.map { "\($0["container"] ?? "") \($0["businessID"] ?? "")" }.sorted()
+            == ["m.room.message m.emote", "m.room.message m.notice", "m.room.message m.text"])
 
         let notPlugin = try Fixtures.missive("inspect", Fixtures.repositoryRoot + "/Package.swift")
         #expect(notPlugin.status == 1)

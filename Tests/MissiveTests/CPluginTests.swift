@@ -20,9 +20,12 @@ import Testing
         #expect(message.digest == "[Rating] ★★★★★ Tab here, \"quoted\" é 😀")
         #expect(message.content.searchableWords == ["Tab\there, \"quoted\" é 😀"])
         #expect(message.content.pushContent == message.digest)
-        let encoded = try message.reencoded().content
+        // Sent again exactly as received; the plugin's own encoding escapes only what JSON requires.
+        let received = Array(#"{"comment":"Tab\there, \"quoted\" \u00e9 \ud83d\ude00","score":5}"#.utf8)
+        #expect(try message.reencoded().content == received)
+        let encoded = try message.content.typeEncodedContent()
         #expect(encoded.text == #"{"comment":"Tab\there, \"quoted\" é 😀","score":5}"#)
-        #expect(try decode(encoded).reencoded().content == encoded)
+        #expect(try decode(encoded).content.typeEncodedContent() == encoded)
     }
 
     @Test(arguments: [
@@ -62,7 +65,7 @@ import Testing
         let start = try #require(readme.range(of: "`cc -shared"))
         let end = try #require(readme[start.upperBound...].firstIndex(of: "`"))
         let command = String(readme[readme.index(after: start.lowerBound)..<end])
-        #expect(command == "cc -shared -fPIC -I path/to/Sources/CMissivePlugin/include rating.c -o libCRating.so")
+        #expect(command == "cc -shared -fPIC -fvisibility=hidden -I path/to/Sources/CMissivePlugin/include rating.c -o libCRating.so")
         // Run it as written, from a folder holding a copy of the sample's source, with `path/to/` being the checkout.
         let folder = try Fixtures.temporaryDirectory()
         try FileManager.default.copyItem(atPath: Fixtures.repositoryRoot + "/SampleTypes/CRating/rating.c", toPath: folder + "/rating.c")

@@ -34,8 +34,8 @@ struct HostRatingMessage: MessageType, Codable, Hashable {
         try builder.register(NoticeMessage.self)
         let discovery = builder.discoverPlugins(searchPath: Fixtures.searchPath(samples), loading: loading)
         #expect(discovery.rejections.isEmpty, "\(discovery.rejections)")
-        #expect(discovery.plugins.count == (loading == .eager ? 3 : 0))
-        #expect(discovery.deferredPlugins.count == (loading == .lazy ? 3 : 0))
+        #expect(discovery.plugins.count == (loading == .eager ? Fixtures.samplePlugins.count : 0))
+        #expect(discovery.deferredPlugins.count == (loading == .lazy ? Fixtures.samplePlugins.count : 0))
         let registry = builder.build()
 
         #expect(registry.type(objectName: "host:notice")?.origin == .application)
@@ -84,6 +84,6 @@ struct HostRatingMessage: MessageType, Codable, Hashable {
         #expect(records.all.contains { $0.level == .debug && $0.message.hasPrefix("loaded plugin CRating 1.0.0") })
         #expect(records.all.contains { $0.level == .info && $0.message == "discovered plugins: 1 plugin loaded, 0 deferred, 1 refused" })
         #expect("\(result)" == "9 types; 1 plugin loaded, 0 deferred, 1 refused")
-        #expect("\(result.plugins[0])".hasPrefix("CRating 1.0.0 by Missive Samples (ABI 1.0, no Swift runtime): demo:rating from "))
+        #expect("\(result.plugins[0])".hasPrefix("CRating 1.0.0 by Missive Samples (ABI 1.1, no Swift runtime): demo:rating from "))
     }
 }

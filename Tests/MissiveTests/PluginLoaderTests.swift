@@ -5,11 +5,11 @@ import Testing
 /// The real loader on real files: the samples load, and each kind of bad file is refused with its reason
 /// while everything else keeps loading.
 @Suite struct PluginLoaderTests {
-    @Test func samplesRegisterFromAllThreePlugins() throws {
+    @Test func samplesRegisterFromEverySamplePlugin() throws {
         let directory = try Fixtures.stage(Fixtures.samplePlugins)
         let result = MessageRegistry.discover(searchPath: Fixtures.searchPath(directory))
         #expect(result.rejections.isEmpty)
-        #expect(result.plugins.map(\.info.name) == ["CRating", "DemoMedia", "DemoMessages"])
+        #expect(result.plugins.map(\.info.name) == ["CRating", "DemoMedia", "DemoMessages", "MatrixBridge"])
         let facts = result.registry.types.compactMap { type -> String? in
             guard case .plugin(let info) = type.origin else { return nil }
             return "\(type.objectName) \(type.businessID ?? "-") \(type.persistence.rawValue) \(type.isMedia) \(info.name) \(info.path)"
@@ -20,6 +20,10 @@ import Testing
             "demo:link text_link 3 false DemoMessages \(directory)/libDemoMessages.so",
             "demo:poll poll 3 false DemoMessages \(directory)/libDemoMessages.so",
             "demo:typing - 16 false DemoMessages \(directory)/libDemoMessages.so",
+            "m.room.message - 3 false MatrixBridge \(directory)/libMatrixBridge.so",
+            "matrix:text m.text 3 false MatrixBridge \(directory)/libMatrixBridge.so",
+            "matrix:notice m.notice 1 false MatrixBridge \(directory)/libMatrixBridge.so",
+            "matrix:emote m.emote 3 false MatrixBridge \(directory)/libMatrixBridge.so",
         ])
         #expect(result.registry.type(businessID: "poll")?.objectName == "demo:poll")
     }

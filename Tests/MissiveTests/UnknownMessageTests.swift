@@ -85,18 +85,28 @@ import Testing
 
         let rating = registry.decode(Fixtures.envelope("MS:Custom", #"{"score":2,"businessID":"evaluation"}"#))
         #expect(rating.content.objectName == "demo:rating")
-        // Sent again as MS:Custom, with the businessID the C encoder leaves out put back.
+        // Sent again as MS:Custom, exactly as received, although the C encoder leaves businessID out.
         let resent = try rating.reencoded()
         #expect(resent.objectName == "MS:Custom")
-        #expect(resent.content.text == #"{"businessID":"evaluation","comment":"","score":2}"#)
+        #expect(resent.content.text == #"{"score":2,"businessID":"evaluation"}"#)
         #expect(registry.decode(resent).content.objectName == "demo:rating")
+        // An edit keeps it too: the type does not know businessID, so it is carried over after the new members.
+        let edited = try registry.edit(rating, content: Array(#"{"score":4,"comment":"better"}"#.utf8))
+        #expect(try edited.reencoded().content.text == #"{"score":4,"comment":"better","businessID":"evaluation"}"#)
+        #expect(registry.decode(try edited.reencoded()).digest == "[Rating] ★★★★☆ better")
 
         let unregistered = registry.decode(Fixtures.envelope("MS:Custom", #"{"businessID":"order","n":1}"#))
-        #expect(unregistered.unknown?.reason == .unknownBusinessID("order"))
+        #expect(unregistered.unknown?.reason == .notDispatched(container: "MS:Custom", key: "businessID", problem: .notRegistered("order")))
         #expect(unregistered.content.businessID == "order")
         #expect(try unregistered.reencoded().content.text == #"{"businessID":"order","n":1}"#)
 
-        let missing = registry.decode(Fixtures.envelope("MS:Custom", "[1,2]"))
-        #expect(missing.unknown?.reason == .unknownBusinessID(nil))
+        let notAnObject = registry.decode(Fixtures.envelope("MS:Custom", "[1,2]"))
+        #expect(notAnObject.unknown?.reason == .notDispatched(container: "MS:Custom", key: "businessID", problem: .notAnObject))
+        let missing = registry.decode(Fixtures.envelope("MS:Custom", #"{"n":1}"#))
+        #expect(missing.unknown?.reason == .notDispatched(container: "MS:Custom", key: "businessID", problem: .missingKey))
+        #expect(missing.digest == "[Unsupported message: MS:Custom]")
+        let wrongKind = registry.decode(Fixtures.envelope("MS:Custom", #"{"businessID":7}"#))
+        #expect(wrongKind.unknown?.reason == .notDispatched(container: "MS:Custom", key: "businessID", problem: .wrongKind(.string)))
+        #expect(wrongKind.unknown?.reason.description == "MS:Custom content's 'businessID' is not a string")
     }
 }

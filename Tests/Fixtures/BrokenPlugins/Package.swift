@@ -12,8 +12,12 @@ let brokenPlugins = [
     "WrongABI", "NoEntry", "UnresolvedSymbol", "DuplicateNames", "ReservedPrefix", "MetadataMismatch",
     "CrashInDecode", "HangInDecode", "AbortOnLoad", "NoRoundTrip", "DigestNewline", "DigestInvalidUTF8",
     "LeakyRelease", "UnknownPersistence", "StatusPush", "AcceptsGarbage", "BadOutputs", "ExitInDecode", "FloodInDecode",
-    "ForkInDecode",
+    "ForkInDecode", "RefusesUnknownMembers", "FailsWithReasons", "FutureMinor",
 ]
+
+/// Valid plugins for what the samples do not show: a container with an integer key, and the C sample as
+/// released for ABI 1.0, built with the 1.0 header (`Legacy10/include`), which every later host must load.
+let validPlugins = ["IntegerContainer"]
 
 /// Correct copies of the C sample, `SampleTypes/CRating/rating.c` (linked into each folder), built under
 /// another identity, for the tests of installing and of `--against`: an older version of the same plugin,
@@ -26,13 +30,19 @@ let ratingVariants: [(name: String, pluginName: String, version: String)] = [
 let package = Package(
     name: "MissiveBrokenPlugins",
     products: brokenPlugins.map { .library(name: "Broken\($0)", type: .dynamic, targets: ["Broken\($0)"]) }
-        + ratingVariants.map { .library(name: $0.name, type: .dynamic, targets: [$0.name]) },
+        + ratingVariants.map { .library(name: $0.name, type: .dynamic, targets: [$0.name]) }
+        + (validPlugins + ["Legacy10"]).map { .library(name: $0, type: .dynamic, targets: [$0]) },
     targets: [
         // The header and a trivial "echo" type that every fixture builds on.
         .target(name: "BrokenPluginSupport", path: "Support"),
     ] + brokenPlugins.map {
         .target(name: "Broken\($0)", dependencies: ["BrokenPluginSupport"], path: $0, publicHeadersPath: ".")
-    } + ratingVariants.map {
+    } + validPlugins.map {
+        .target(name: $0, dependencies: ["BrokenPluginSupport"], path: $0, publicHeadersPath: ".")
+    } + [
+        // No dependency on the support target: it must see only the 1.0 header.
+        .target(name: "Legacy10", path: "Legacy10", publicHeadersPath: "include"),
+    ] + ratingVariants.map {
         .target(
             name: $0.name, dependencies: ["BrokenPluginSupport"], path: $0.name, publicHeadersPath: ".",
             cSettings: [.define("RATING_PLUGIN_NAME", to: "\"\($0.pluginName)\""), .define("RATING_PLUGIN_VERSION", to: "\"\($0.version)\"")])

@@ -15,7 +15,7 @@ enum Fixtures {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
     /// The sample plugin products.
-    static let samplePlugins = ["DemoMessages", "DemoMedia", "CRating"]
+    static let samplePlugins = ["DemoMessages", "DemoMedia", "CRating", "MatrixBridge"]
 
     /// The path of the built product `name` (`lib<name>.so`).
     static func library(_ name: String) -> String {

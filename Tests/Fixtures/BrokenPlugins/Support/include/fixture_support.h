@@ -13,6 +13,9 @@ typedef struct echo {
 
 int32_t fixture_decode(void *context, const uint8_t *content, size_t length, missive_message **out,
                        const missive_sink *error);
+/* The same, but refusing any member other than "fixture" and "round". */
+int32_t fixture_decode_strict(void *context, const uint8_t *content, size_t length, missive_message **out,
+                              const missive_sink *error);
 void fixture_release(void *context, missive_message *message);
 int32_t fixture_encode(void *context, const missive_message *message, const missive_sink *out);
 int32_t fixture_digest(void *context, const missive_message *message, const missive_sink *out);

@@ -1,0 +1,108 @@
+import Foundation
+import Missive
+import MissiveConformance
+import Testing
+
+/// What missive_plugin.h promises, tried on real plugins: 1.0 plugins keep loading, newer minors are refused
+/// before loading, failures come with reasons and defined fallbacks, and the metadata macros refuse what
+/// would break the metadata.
+@Suite struct ABIContractTests {
+    @Test func theCSampleAsReleasedForABI10StillLoadsAndDecodes() throws {
+        let path = try Fixtures.fixtureLibrary("Legacy10")
+        let plugin = try PluginLoader.load(path)
+        #expect(plugin.info.abiVersion == "1.0")
+        #expect(plugin.metadata.abiMinor == 0)
+        var builder = MessageRegistry.Builder()
+        #expect(builder.register(plugin).isEmpty)
+        let registry = builder.build()
+        let content = #"{"businessID":"evaluation","score":3,"comment":"fine","newer":1}"#
+        let message = registry.decode(Fixtures.envelope("MS:Custom", content))
+        #expect(message.content.objectName == "demo:rating")
+        #expect(message.digest == "[Rating] ★★★☆☆ fine")
+        #expect(try message.reencoded().content.text == content)
+        // The checker holds it to the same rules as a 1.1 plugin.
+        let run = try Fixtures.missive("check", "--format", "json", path)
+        #expect(run.status == 0, "\(run.stdout)")
+    }
+
+    @Test func aPluginOfANewerMinorIsRefusedBeforeItIsLoaded() throws {
+        let path = try Fixtures.fixtureLibrary("BrokenFutureMinor")
+        let error = #expect(throws: MissiveError.self) { try PluginLoader.load(path) }
+        #expect(error?.code == .unsupportedABI)
+        #expect(error?.message == "built for Missive plugin ABI 1.999; this host supports ABI 1.0 to 1.1")
+    }
+
+    @Test func failuresComeWithTheirReasonsAndTheDefinedFallbacks() throws {
+        let result = MessageRegistry.discover(searchPath: Fixtures.searchPath(try Fixtures.stage(["BrokenFailsWithReasons"])))
+        #expect(result.rejections.isEmpty, "\(result.rejections)")
+        let message = result.registry.decode(Fixtures.envelope("fixture:failing", #"{"fixture":true}"#))
+        let content = try #require(message.content as? PluginContent)
+        // The digest falls back to [objectName]; the reason is there for whoever asks.
+        #expect(message.digest == "[fixture:failing]")
+        let digestError = #expect(throws: MissiveError.self) { try content.checkedDigest() }
+        #expect(digestError?.message == "digest failed with status 3 (MISSIVE_FAILED): no digest today")
+        // A push function that returns a status no ABI defines counts as failed: the digest is pushed.
+        #expect(content.pushContent == "[fixture:failing]")
+        #expect(throws: MissiveError.self) { try content.checkedPushContent() }
+        // Words: none, and the output written before the mark is not taken for a word.
+        #expect(content.searchableWords.isEmpty)
+        let wordsError = #expect(throws: MissiveError.self) { try content.checkedSearchableWords() }
+        #expect(wordsError?.message.hasSuffix(": the index is offline") == true)
+        // Sending it again needs no encode; new content from the type fails with the reason.
+        #expect(try message.reencoded().content.text == #"{"fixture":true}"#)
+        let encodeError = #expect(throws: MissiveError.self) { try content.typeEncodedContent() }
+        #expect(encodeError?.message == "encode failed with status 3 (MISSIVE_FAILED): the encoder's buffer is exhausted")
+        #expect(encodeError?.code == .pluginFailure)
+    }
+
+    @Test func textThatBreaksTheOneLineRulesIsRepaired() throws {
+        let result = MessageRegistry.discover(searchPath: Fixtures.searchPath(try Fixtures.stage(["BrokenDigestNewline"])))
+        let message = result.registry.decode(Fixtures.envelope("fixture:newline", #"{"fixture":true}"#))
+        let raw = try #require(message.content as? PluginContent).checkedDigest()
+        #expect(raw.contains(0x0A))
+        #expect(!message.digest.contains("\n"))
+        #expect(!message.digest.isEmpty)
+    }
+
+    @Test func aDecoderThatRefusesUnknownMembersFailsTheCheck() throws {
+        let run = try Fixtures.missive("check", "--format", "json", try Fixtures.fixtureLibrary("BrokenRefusesUnknownMembers"))
+        #expect(run.status == 1)
+        let report = try ConformanceTests.Report(run.stdout)
+        #expect(report.outcome("libBrokenRefusesUnknownMembers.so", "content.unknown-members") == "failed")
+        let detail = report.results["libBrokenRefusesUnknownMembers.so"]?["content.unknown-members"]?["detail"] as? String ?? ""
+        #expect(detail.contains("+ 'businessID': refused"), "\(detail)")
+        #expect(detail.contains("a decoder must ignore members it does not know"), "\(detail)")
+        #expect(report.outcome("libBrokenRefusesUnknownMembers.so", "roundtrip.examples") == "passed")
+    }
+
+    @Test(arguments: [#""Acme \"Labs\"""#, #""Acme\\Labs""#, #""Acme\nLabs""#])
+    func theMetadataMacrosRefuseTextThatWouldBreakTheJSON(vendor: String) throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let source = """
+            #include "missive_plugin.h"
+            MISSIVE_METADATA_PLUGIN("Quoted", "1.0.0", \(vendor));
+            """
+        try source.write(toFile: folder + "/quoted.c", atomically: true, encoding: .utf8)
+        let include = Fixtures.repositoryRoot + "/Sources/CMissivePlugin/include"
+        let run = try Fixtures.run("/bin/sh", ["-c", "cc -c -I '\(include)' quoted.c -o quoted.o"], directory: folder)
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("must not contain a quote, a backslash or a control character"), "\(run.stderr)")
+    }
+
+    @Test func theEntryIsExportedUnderHiddenVisibilityAndTheLayoutHoldsInCPlusPlus() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let include = Fixtures.repositoryRoot + "/Sources/CMissivePlugin/include"
+        // C++ compiles the header's layout assertions with static_assert, and the macros' checks too. The
+        // toolchain's clang++ is there wherever Swift is.
+        try """
+            #include "missive_plugin.h"
+            MISSIVE_METADATA_PLUGIN("Cxx", "1.0.0", "Ünïcödé Labs");
+            extern "C" const missive_plugin *missive_plugin_entry_v1(const missive_host *host) { (void)host; return nullptr; }
+            """.write(toFile: folder + "/entry.cc", atomically: true, encoding: .utf8)
+        let run = try Fixtures.run(
+            "/bin/sh", ["-c", "clang++ -std=c++17 -Wall -Werror -shared -fPIC -fvisibility=hidden -I '\(include)' entry.cc -o libCxx.so && nm -D libCxx.so"],
+            directory: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(" T missive_plugin_entry_v1"), "\(run.stdout)")
+    }
+}
