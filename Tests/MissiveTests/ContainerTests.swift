@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveConformance
 import Testing
 
 /// Containers other than MS:Custom: declared by plugins (Swift and C) and by hosts, with string and integer
@@ -96,6 +97,29 @@ import Testing
         #expect(throws: MissiveError.self) { try lone.register(MessageContainer(objectName: "MS:Other", key: "k")) }
         #expect(throws: MissiveError.self) { try lone.register(MessageContainer(objectName: "x:c", key: "a key")) }
         try lone.register(MessageContainer(objectName: "MS:Custom", key: "businessID"))  // the built-in one, again: no clash
+    }
+
+    /// What `missive install` and `missive check --against` judge: a container declared alike is shared, one
+    /// declared with another key clashes, and a value clashes only within its own container.
+    @Test func clashesWithInstalledPluginsCoverContainers() throws {
+        let installed = InstalledPlugin.all(in: try Fixtures.stage(["MatrixBridge"]))
+        func plugin(_ container: MessageContainer, _ type: PluginMetadata.TypeEntry) -> PluginMetadata {
+            PluginMetadata(name: "MatrixExtras", version: "1.0.0", vendor: "Tests", abiMajor: 1, abiMinor: 1, containers: [container], types: [type])
+        }
+        let matrix = MessageContainer(objectName: "m.room.message", key: "msgtype")
+        let location = PluginMetadata.TypeEntry(objectName: "matrix:location", businessID: "m.location", container: "m.room.message", persistenceValue: 3, isMedia: false)
+        #expect(NameClashes.find(plugin(matrix, location), among: installed).isEmpty)
+
+        let otherKey = NameClashes.find(plugin(MessageContainer(objectName: "m.room.message", key: "type"), location), among: installed)
+        #expect(otherKey.count == 1)
+        #expect(otherKey.first?.hasPrefix("container m.room.message[type: string] is declared as m.room.message[msgtype: string] by MatrixBridge 1.0.0") == true)
+
+        var text = location
+        text.businessID = "m.text"
+        #expect(NameClashes.find(plugin(matrix, text), among: installed).first?.hasPrefix("value 'm.text' in container m.room.message is also declared by MatrixBridge") == true)
+        // The same value under MS:Custom is another place.
+        text.container = nil
+        #expect(NameClashes.find(plugin(matrix, text), among: installed).isEmpty)
     }
 
     @Test func theCLIDecodesAContainerAndNamesItsKey() throws {

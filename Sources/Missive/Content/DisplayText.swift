@@ -27,6 +27,14 @@ package enum DisplayText {
         return nil
     }
 
+    /// The text on one line, for reasons and messages: invalid UTF-8 becomes U+FFFD and each forbidden code
+    /// point a space; nothing is cut.
+    package static func oneLine(_ bytes: [UInt8]) -> String {
+        let decoded = String(decoding: bytes, as: UTF8.self)
+        guard decoded.unicodeScalars.contains(where: isForbidden) else { return decoded }
+        return String(String.UnicodeScalarView(decoded.unicodeScalars.map { isForbidden($0) ? " " : $0 }))
+    }
+
     /// The text repaired to follow the rules, except that it may be empty: invalid UTF-8 becomes U+FFFD,
     /// each forbidden code point a space, and text over the limit is cut to 255 code points and `…`.
     package static func repair(_ bytes: [UInt8]) -> String {

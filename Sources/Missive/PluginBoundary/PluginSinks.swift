@@ -19,7 +19,7 @@ enum PluginSinks {
         var reason: String? {
             guard let mark else { return nil }
             let text = bytes[mark.byte...]
-            return text.isEmpty ? nil : DisplayText.repair(Array(text))
+            return text.isEmpty ? nil : DisplayText.oneLine(Array(text))
         }
     }
 

@@ -161,7 +161,7 @@ package final class PluginType: @unchecked Sendable {
         guard status == MISSIVE_OK, let handle else {
             let text: String
             if !reason.isEmpty {
-                text = DisplayText.repair(reason)
+                text = DisplayText.oneLine(reason)
             } else if status == MISSIVE_OK {
                 text = "the plugin's decoder returned MISSIVE_OK without a handle"
             } else {
