@@ -1,9 +1,6 @@
 /* A valid plugin that declares a container dispatching on an integer key, as call signalling does with an
  * integer businessID: content {"businessID":1,...} is a call invitation, {"businessID":2,...} a
  * cancellation. Its decoder takes any JSON object and keeps it; the host has validated the JSON already. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "fixture_support.h"
 
 MISSIVE_METADATA_PLUGIN("IntegerContainer", "1.0.0", "Missive Tests");
@@ -19,12 +16,7 @@ static int32_t object_decode(void *context, const uint8_t *content, size_t lengt
         missive_write_string(error, "content must be a JSON object");
         return MISSIVE_INVALID_CONTENT;
     }
-    echo *value = malloc(sizeof(echo) + length);
-    if (!value) return MISSIVE_FAILED;
-    value->length = length;
-    memcpy(value->bytes, content, length);
-    *out = (missive_message *)value;
-    return MISSIVE_OK;
+    return fixture_keep(content, length, out);
 }
 
 static int32_t invite_digest(void *context, const missive_message *message, const missive_sink *out) {

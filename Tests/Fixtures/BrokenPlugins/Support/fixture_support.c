@@ -87,6 +87,10 @@ static int32_t decode_echo(const uint8_t *content, size_t length, missive_messag
         error->write(error->context, (const uint8_t *)reason, strlen(reason));
         return MISSIVE_INVALID_CONTENT;
     }
+    return fixture_keep(content, length, out);
+}
+
+int32_t fixture_keep(const uint8_t *content, size_t length, missive_message **out) {
     echo *value = malloc(sizeof(echo) + length);
     if (!value) return MISSIVE_FAILED;
     value->length = length;

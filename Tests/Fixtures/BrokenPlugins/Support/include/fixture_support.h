@@ -17,6 +17,8 @@ int32_t fixture_decode(void *context, const uint8_t *content, size_t length, mis
 int32_t fixture_decode_strict(void *context, const uint8_t *content, size_t length, missive_message **out,
                               const missive_sink *error);
 void fixture_release(void *context, missive_message *message);
+/* Stores a new echo handle holding a copy of the content in *out: MISSIVE_OK, or MISSIVE_FAILED without memory. */
+int32_t fixture_keep(const uint8_t *content, size_t length, missive_message **out);
 int32_t fixture_encode(void *context, const missive_message *message, const missive_sink *out);
 int32_t fixture_digest(void *context, const missive_message *message, const missive_sink *out);
 
