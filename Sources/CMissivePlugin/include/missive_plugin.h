@@ -172,7 +172,8 @@ extern "C" {
  * them rather than failing: invalid UTF-8 becomes U+FFFD, each forbidden code
  * point becomes a space, and text longer than the limit is cut to 255 code
  * points plus U+2026. An empty digest, or a failing digest function, gives the
- * fallback digest "[objectName]".
+ * fallback digest "[objectName]". Empty push text counts as MISSIVE_ABSENT,
+ * and empty searchable words are dropped.
  * ------------------------------------------------------------------------- */
 
 #define MISSIVE_TEXT_MAX_CODE_POINTS 256
@@ -447,7 +448,8 @@ typedef struct missive_host {
 /* The entry function's type. It returns the descriptor, or NULL to refuse to
  * run (for example when the plugin's own initialisation failed); the host then
  * refuses the file. It need not check the host's major version (see
- * "Versions"), and host may be NULL when a tool probes the plugin. */
+ * "Versions"). Missive always passes a host; other tools might pass NULL, so
+ * an entry that reads it tests it first. */
 typedef const missive_plugin *(*missive_plugin_entry_fn)(const missive_host *host);
 
 /* ---------------------------------------------------------------------------
