@@ -21,6 +21,7 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
             case invalidName = "invalid-name"
             case reservedName = "reserved-name"
             case duplicateName = "duplicate-name"
+            case containerConflict = "container-conflict"
             case shadowed = "shadowed"
             case malformedEnvelope = "malformed-envelope"
             case malformedContent = "malformed-content"
@@ -58,6 +59,9 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let reservedName = Code(.reservedName)
         /// The name is already registered.
         public static let duplicateName = Code(.duplicateName)
+        /// A container is declared with another key or key kind than the one already registered under its
+        /// objectName; the types under the refused declaration are refused with it.
+        public static let containerConflict = Code(.containerConflict)
         /// A file with the same name earlier in the search path takes precedence.
         public static let shadowed = Code(.shadowed)
         /// An envelope is not valid JSON or lacks a required field.

@@ -86,7 +86,7 @@ extension MissiveCommand {
             json.field("objectName", message.envelope.objectName)
             json.field("businessID", message.content.businessID)
             json.key("container")
-            json.container(registry.type(objectName: message.envelope.objectName)?.declaredContainer)
+            json.container(Self.container(of: message, in: registry))
             json.field("known", message.isKnown)
             json.field("decodedAs", message.isKnown ? message.content.objectName : UnknownMessage.objectName)
             json.field("digest", message.digest)
@@ -101,6 +101,8 @@ extension MissiveCommand {
             json.key("content")
             json.raw(content)
             json.field("reason", message.unknown.map { $0.reason.description })
+            json.key("pluginFailures")
+            json.strings(Self.pluginFailures(message))
             json.endObject()
             Console.out(bytes: json.bytes)
         }
@@ -109,15 +111,19 @@ extension MissiveCommand {
             let envelope = message.envelope
             var header = "#\(line) \(envelope.id)  \(envelope.objectName)"
             if let value = message.content.businessID {
-                // The value of the key the container dispatched on: MS:Custom's businessID, Matrix's msgtype, ...
-                header += "  \(registry.type(objectName: envelope.objectName)?.declaredContainer?.key ?? "businessID")=\(value)"
+                // The value of the key its container dispatches on: MS:Custom's businessID, Matrix's msgtype, ...
+                // The container is named unless the envelope was sent under it.
+                let container = Self.container(of: message, in: registry) ?? .custom
+                header += "  " + (container.objectName == envelope.objectName || container == .custom ? "" : "\(container.objectName) ")
+                    + "\(container.key)=\(value)"
             }
             header += message.isKnown ? "  known" + (message.content.objectName != envelope.objectName ? " as \(message.content.objectName)" : "") : "  UNKNOWN"
             Console.out(header)
             if let parentID = envelope.parentID { Console.out("    reply to:    \(parentID)") }
             Console.out("    digest:      \(message.digest)")
             let words = message.content.searchableWords
-            Console.out("    words:       \(words.isEmpty ? "-" : words.joined(separator: " | "))")
+            // Words may hold line breaks (they are indexed, not shown): printed escaped, one line per message field.
+            Console.out("    words:       \(words.isEmpty ? "-" : words.map(Self.printable).joined(separator: " | "))")
             Console.out("    persistence: \(message.persistence)")
             Console.out("    push:        \(message.content.pushContent ?? "- (never pushed)")")
             if let media = message.content.media {
@@ -125,6 +131,34 @@ extension MissiveCommand {
             }
             Console.out("    content:     \(String(decoding: content, as: UTF8.self))")
             if let unknown = message.unknown { Console.out("    reason:      \(unknown.reason)") }
+            for failure in Self.pluginFailures(message) { Console.out("    failed:      \(failure)") }
+        }
+
+        /// The container that the content's `businessID` belongs to: the known type's, or for unknown content
+        /// the one the envelope was sent under.
+        static func container(of message: Message, in registry: MessageRegistry) -> MessageContainer? {
+            let name = message.isKnown ? registry.type(objectName: message.content.objectName)?.container : message.envelope.objectName
+            return name.flatMap { registry.type(objectName: $0)?.declaredContainer }
+        }
+
+        /// A word with its control characters and line separators escaped, as `\n` or `\u{2028}`.
+        static func printable(_ word: String) -> String {
+            word.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" })
+                ? String(word.debugDescription.dropFirst().dropLast()) : word
+        }
+
+        /// The plugin's failing functions and their reasons, for which the lines above show fallbacks.
+        static func pluginFailures(_ message: Message) -> [String] {
+            guard let content = message.content as? PluginContent else { return [] }
+            var failures: [String] = []
+            func note(_ body: () throws(MissiveError) -> Void) {
+                do { try body() } catch { failures.append(error.message) }
+            }
+            note { () throws(MissiveError) in _ = try content.checkedDigest() }
+            note { () throws(MissiveError) in _ = try content.checkedPushContent() }
+            note { () throws(MissiveError) in _ = try content.checkedSearchableWords() }
+            note { () throws(MissiveError) in _ = try content.checkedMedia() }
+            return failures
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Missive
-import MissiveConformance
+@testable import MissiveConformance
 import Testing
 
 /// What missive_plugin.h promises, tried on real plugins: 1.0 plugins keep loading, newer minors are refused
@@ -75,7 +75,7 @@ import Testing
         #expect(report.outcome("libBrokenRefusesUnknownMembers.so", "roundtrip.examples") == "passed")
     }
 
-    @Test(arguments: [#""Acme \"Labs\"""#, #""Acme\\Labs""#, #""Acme\nLabs""#])
+    @Test(arguments: [#""Acme \"Labs\"""#, #""Acme\\Labs""#, #""Acme\nLabs""#, #""Acme\0Labs""#, #""""#])
     func theMetadataMacrosRefuseTextThatWouldBreakTheJSON(vendor: String) throws {
         let folder = try Fixtures.temporaryDirectory()
         let source = """
@@ -86,7 +86,7 @@ import Testing
         let include = Fixtures.repositoryRoot + "/Sources/CMissivePlugin/include"
         let run = try Fixtures.run("/bin/sh", ["-c", "cc -c -I '\(include)' quoted.c -o quoted.o"], directory: folder)
         #expect(run.status != 0)
-        #expect(run.stderr.contains("must not contain a quote, a backslash or a control character"), "\(run.stderr)")
+        #expect(run.stderr.contains("must be a non-empty string literal without a quote, a backslash, a NUL or a control character"), "\(run.stderr)")
     }
 
     @Test func theEntryIsExportedUnderHiddenVisibilityAndTheLayoutHoldsInCPlusPlus() throws {
@@ -104,5 +104,21 @@ import Testing
             directory: folder)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains(" T missive_plugin_entry_v1"), "\(run.stdout)")
+    }
+}
+
+/// The re-spellings `roundtrip.variations` feeds a plugin must stay valid JSON with the same meaning.
+@Suite struct JSONVariationsTests {
+    @Test(arguments: [
+        #"{"text":"caf\u00e9","b":"\ud83d\ude00 \u0041","c":"\\u00"}"#,
+        #"{"a":"\"quoted\" \\ back\/slash\n","B":["x",{"Y":"z"}]}"#,
+    ])
+    func lettersAreEscapedWithoutBreakingEscapesAlreadyThere(json: String) throws {
+        let escaped = JSONVariations.escapingLetters(Array(json.utf8))
+        let original = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? NSDictionary
+        let respelled = try JSONSerialization.jsonObject(with: Data(escaped)) as? NSDictionary
+        #expect(original != nil && original == respelled, "\(String(decoding: escaped, as: UTF8.self))")
+        // Every letter inside strings is escaped: no bare letter is left between quotes but escapes' own.
+        #expect(!String(decoding: escaped, as: UTF8.self).contains("caf"))
     }
 }

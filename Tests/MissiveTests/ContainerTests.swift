@@ -89,6 +89,7 @@ import Testing
         let refused = rival.discoverPlugins(searchPath: Fixtures.searchPath(folder)).rejections
         #expect(refused.count == 4, "\(refused)")
         #expect(refused.first?.message.contains("container m.room.message[msgtype: string] clashes with m.room.message[type: string], declared by the host application") == true)
+        #expect(refused.allSatisfy { $0.code == .containerConflict })
         #expect(refused.dropFirst().allSatisfy { $0.message == "its container m.room.message was refused" })
 
         // A host type may not name a container nobody declared, nor take a value twice.

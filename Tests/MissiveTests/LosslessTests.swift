@@ -67,11 +67,11 @@ import Testing
 
     @Test func anEditOfABuiltInTypeDropsAKnownMemberItClearsAndKeepsTheUnknown() throws {
         let message = registry.decode(Fixtures.envelope("MS:Text", #"{"content":"hi","extra":"app data","x-trace":[1,2]}"#))
-        let edited = try message.edited(to: TextMessage(content: "hello"))
+        let edited = try registry.edit(message, to: TextMessage(content: "hello"))
         // `extra` is the type's: the edit cleared it. `x-trace` is not: it is carried over.
         #expect(try edited.reencoded().content.text == #"{"content":"hello","x-trace":[1,2]}"#)
         #expect(edited.value(as: TextMessage.self)?.content == "hello")
-        #expect(throws: MissiveError.self) { try message.edited(to: LocationMessage(latitude: 0, longitude: 0)) }
+        #expect(throws: MissiveError.self) { try registry.edit(message, to: LocationMessage(latitude: 0, longitude: 0)) }
     }
 
     @Test func invalidEditsAreRefusedWithAReason() throws {
@@ -81,6 +81,60 @@ import Testing
         #expect(throws: MissiveError.self) { try registry.edit(rating, content: Array("[1]".utf8)) }
         let unknown = registry.decode(Fixtures.envelope("acme:nothing", #"{"a":1}"#))
         #expect(throws: MissiveError.self) { try registry.edit(unknown, content: Array(#"{"a":2}"#.utf8)) }
+    }
+
+    @Test func anEditCannotChangeWhatTheContainerDispatchesOnNorRepeatAMember() throws {
+        let matrix = registry.decode(Fixtures.envelope("m.room.message", #"{"msgtype":"m.text","body":"hi","m.new":1}"#))
+        // MatrixText knows msgtype; an edit that changes it would make the message another type.
+        let changed = #expect(throws: MissiveError.self) {
+            try registry.edit(matrix, content: Array(#"{"msgtype":"m.emote","body":"waves"}"#.utf8))
+        }
+        #expect(changed?.message.contains("not valid for the type") == true, "\(String(describing: changed))")
+        // A type that does not know the key keeps it as received, and one that writes another value is refused.
+        let link = registry.decode(Fixtures.envelope("MS:Custom", #"{"businessID":"text_link","text":"a","link":"https://example.com"}"#))
+        #expect(throws: MissiveError.self) {
+            try registry.edit(link, content: Array(#"{"businessID":"poll","text":"b","link":"https://example.com"}"#.utf8))
+        }
+        let twice = #expect(throws: MissiveError.self) {
+            try registry.edit(matrix, content: Array(#"{"msgtype":"m.text","body":"a","body":"b"}"#.utf8))
+        }
+        #expect(twice?.message == "the new content has the member 'body' twice")
+        #expect(throws: MissiveError.self) { try registry.edit(matrix, content: [0x7B, 0xFF, 0x7D]) }
+    }
+
+    @Test func aHostComposesNewMessagesUnderTheirNameOrTheirContainer() throws {
+        let direct = try registry.compose(TextMessage(content: "hello"), id: "n1", conversationID: "c", senderID: "me", sentAt: 1)
+        #expect(direct.envelope.objectName == "MS:Text")
+        #expect(direct.envelope.content.text == #"{"content":"hello"}"#)
+        #expect(direct.envelope.persistence == .counted)
+        #expect(direct.envelope.fallbackText == "hello")
+
+        // A plugin type, sent through MS:Custom: the businessID goes first; a host without the type shows the fallback.
+        let link = try registry.compose(
+            objectName: "demo:link", content: Array(#"{"text":"Menu","link":"https://example.com"}"#.utf8), id: "n2", conversationID: "c",
+            senderID: "me", sentAt: 2, viaContainer: true)
+        #expect(link.envelope.objectName == "MS:Custom")
+        #expect(link.envelope.content.text == #"{"businessID":"text_link","text":"Menu","link":"https://example.com"}"#)
+        #expect(registry.decode(try link.reencoded()).content.objectName == "demo:link")
+        let bare = MessageRegistry.Builder().build().decode(try link.reencoded())
+        #expect(bare.digest == "Menu")
+        #expect(bare.persistence == .counted)
+
+        // Through another container, with the key the type itself writes.
+        let emote = try registry.compose(
+            objectName: "matrix:emote", content: Array(#"{"msgtype":"m.emote","body":"waves"}"#.utf8), id: "n3", conversationID: "c",
+            senderID: "me", sentAt: 3, viaContainer: true)
+        #expect(emote.envelope.objectName == "m.room.message")
+        #expect(emote.envelope.content.text == #"{"msgtype":"m.emote","body":"waves"}"#)
+
+        #expect(throws: MissiveError.self) {
+            try registry.compose(objectName: "demo:typing", content: Array(#"{"userID":"a","isTyping":true}"#.utf8), id: "n4",
+                                 conversationID: "c", senderID: "me", sentAt: 4, viaContainer: true)
+        }
+        #expect(throws: MissiveError.self) {
+            try registry.compose(objectName: "demo:poll", content: Array(#"{"question":"?","options":[]}"#.utf8), id: "n5",
+                                 conversationID: "c", senderID: "me", sentAt: 5)
+        }
     }
 
     @Test func anEditOfACPluginTypeKeepsUnknownMembers() throws {

@@ -172,8 +172,10 @@ extern "C" {
  * them rather than failing: invalid UTF-8 becomes U+FFFD, each forbidden code
  * point becomes a space, and text longer than the limit is cut to 255 code
  * points plus U+2026. An empty digest, or a failing digest function, gives the
- * fallback digest "[objectName]". Empty push text counts as MISSIVE_ABSENT,
- * and empty searchable words are dropped.
+ * fallback digest "[objectName]". Empty push text counts as MISSIVE_ABSENT.
+ *
+ * Searchable words are indexed, not shown: each is valid UTF-8 and not
+ * empty, and may hold any character. Empty words are dropped.
  * ------------------------------------------------------------------------- */
 
 #define MISSIVE_TEXT_MAX_CODE_POINTS 256
@@ -284,10 +286,19 @@ typedef struct missive_container {
  * has never seen. A decoder must ignore top-level members it does not know;
  * one that refuses them makes every container message an unknown message.
  *
+ * Content that reaches decode from an envelope was validated by the host as
+ * exactly one RFC 8259 JSON value in UTF-8, but decode must still refuse
+ * anything else (invalid UTF-8, a NUL outside a string, trailing bytes): the
+ * conformance suite sends it, and not every caller validates. A \u escape
+ * that makes a lone surrogate may be refused or read as U+FFFD. Where a key
+ * appears twice, the host dispatches on the first.
+ *
  * encode writes one JSON object: the content as the type understands it,
  * with every member it read (a member it read but leaves out would look
- * unknown to the host). It need not keep members it does not know; the host
- * does, by these rules:
+ * unknown to the host). It need not write the container's key, which the
+ * host keeps as a member the type does not know; a type may also know it
+ * (the MatrixBridge sample writes "msgtype"), and must then write it. It need
+ * not keep members it does not know; the host does, by these rules:
  *   - The host keeps the bytes each message was received with. Sending a
  *     received message again sends those bytes; encode is not called.
  *   - When a type makes new content for a received message (an edit, an
@@ -295,6 +306,9 @@ typedef struct missive_container {
  *     top-level member of the received content that neither the new content
  *     nor the type's encoding of the received message contains, in received
  *     order and spelling (the protobuf rule for unknown fields).
+ *   - Content a host makes itself goes out as the type encodes it; sent
+ *     under a container, it gets the container's key first when the
+ *     encoding lacks it.
  * So no helper is needed on the plugin's side.
  *
  * Evolving a type: add members, never remove, rename or retype them; make new
@@ -350,7 +364,8 @@ typedef struct missive_type {
     /* Passed unchanged as the first argument of every function below. */
     void *context;
 
-    /* Parses `length` bytes of JSON content. On MISSIVE_OK stores a new handle
+    /* Parses `length` bytes of JSON content (see "Content"). The host sets
+     * *out_message to NULL before the call. On MISSIVE_OK stores a new handle
      * in *out_message. On failure returns MISSIVE_INVALID_CONTENT (or
      * MISSIVE_FAILED), leaves *out_message NULL, and may write a one-line
      * reason into `error`. The host takes ownership of *out_message only with
@@ -552,13 +567,18 @@ MISSIVE_STATIC_ASSERT_(sizeof(missive_host) == 24 && offsetof(missive_host, name
  * C plugins write it with the macros below. Their arguments must be string
  * literals (name, version, vendor, names, keys, values) and integer literals
  * or the MISSIVE_* constants (persistence, flags). The macros paste the
- * strings into JSON unescaped, so a string holding '"', '\' or a control
- * character is refused while compiling (GCC and Clang, C and C++):
- *   MISSIVE_METADATA_PLUGIN("CRating", "1.1.0", "Missive Samples");
+ * strings into JSON unescaped, so an empty string, or one holding '"', '\',
+ * a NUL or another control character, is refused while compiling (GCC and
+ * Clang, C and C++); invalid UTF-8 is refused when the host reads the
+ * metadata. A value under an integer key is written as a string too:
+ *   MISSIVE_METADATA_PLUGIN("CRating", "1.0.0", "Missive Samples");
  *   MISSIVE_METADATA_TYPE_BUSINESS("demo:rating", "evaluation",
  *                                  MISSIVE_PERSISTENCE_COUNTED, 0);
  *   MISSIVE_METADATA_CONTAINER_STRING("m.room.message", "msgtype");
  *   MISSIVE_METADATA_TYPE_IN("matrix:text", "m.room.message", "m.text",
+ *                            MISSIVE_PERSISTENCE_COUNTED, 0);
+ *   MISSIVE_METADATA_CONTAINER_INTEGER("call:signal", "businessID");
+ *   MISSIVE_METADATA_TYPE_IN("call:invite", "call:signal", "1",
  *                            MISSIVE_PERSISTENCE_COUNTED, 0);
  * ------------------------------------------------------------------------- */
 
@@ -578,12 +598,13 @@ MISSIVE_STATIC_ASSERT_(sizeof(missive_host) == 24 && offsetof(missive_host, name
 #define MISSIVE_RETAIN_
 #endif
 
-/* Whether a string literal is safe to paste between JSON quotes: no '"', no
- * '\' and no control character. GCC and Clang fold __builtin_strchr on a
- * literal at compile time. */
+/* Whether a string literal is safe to paste between JSON quotes: not empty,
+ * no NUL inside, no '"', no '\' and no other control character. GCC and Clang
+ * fold __builtin_strchr and __builtin_strlen on a literal at compile time. */
 #define MISSIVE_NO_(s, c) (__builtin_strchr((s), (c)) == 0)
 #define MISSIVE_JSON_SAFE_(s)                                                                        \
-    (MISSIVE_NO_(s, '"') && MISSIVE_NO_(s, '\\') && MISSIVE_NO_(s, '\x01') && MISSIVE_NO_(s, '\x02') \
+    (sizeof(s) > 1 && __builtin_strlen(s) + 1 == sizeof(s)                                           \
+     && MISSIVE_NO_(s, '"') && MISSIVE_NO_(s, '\\') && MISSIVE_NO_(s, '\x01') && MISSIVE_NO_(s, '\x02') \
      && MISSIVE_NO_(s, '\x03') && MISSIVE_NO_(s, '\x04') && MISSIVE_NO_(s, '\x05') && MISSIVE_NO_(s, '\x06') \
      && MISSIVE_NO_(s, '\x07') && MISSIVE_NO_(s, '\x08') && MISSIVE_NO_(s, '\x09') && MISSIVE_NO_(s, '\x0a') \
      && MISSIVE_NO_(s, '\x0b') && MISSIVE_NO_(s, '\x0c') && MISSIVE_NO_(s, '\x0d') && MISSIVE_NO_(s, '\x0e') \
@@ -597,7 +618,7 @@ MISSIVE_STATIC_ASSERT_(sizeof(missive_host) == 24 && offsetof(missive_host, name
 #if defined(__GNUC__) || defined(__clang__)
 #define MISSIVE_CHECK_TEXT_(s)                                                                       \
     _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wpedantic\"")                  \
-    MISSIVE_STATIC_ASSERT_(MISSIVE_JSON_SAFE_(s), "Missive metadata: " #s " must not contain a quote, a backslash or a control character"); \
+    MISSIVE_STATIC_ASSERT_(MISSIVE_JSON_SAFE_(s), "Missive metadata: " #s " must be a non-empty string literal without a quote, a backslash, a NUL or a control character"); \
     _Pragma("GCC diagnostic pop")
 #else
 #define MISSIVE_CHECK_TEXT_(s)

@@ -77,4 +77,33 @@ package struct ContentMembers {
         result.append(UInt8(ascii: "}"))
         return result
     }
+
+    /// `content` with the member a container dispatches on, `key: value`, put first, unless it already has
+    /// it with that value.
+    ///
+    /// - Throws: ``MissiveError/Code/malformedContent`` when `content` is not an object or holds another
+    ///   value under the key.
+    package static func inserting(key container: MessageContainer, value: String, into content: [UInt8], objectName: String) throws(MissiveError) -> [UInt8] {
+        guard let members = ContentMembers(content), let open = content.firstIndex(of: UInt8(ascii: "{")) else {
+            throw MissiveError(.malformedContent, "the content is not one JSON object", objectName: objectName)
+        }
+        if members.first(container.key) != nil {
+            let present = content.withUnsafeBufferPointer { MessageRegistry.dispatchValue(of: container, in: $0) }
+            guard case .value(value) = present else {
+                throw MissiveError(.malformedContent, "the content's '\(container.key)' is not \(value), the value of its type in \(container.objectName)",
+                                   objectName: objectName)
+            }
+            return content
+        }
+        var member = JSONWriter()
+        member.beginObject()
+        member.key(container.key)
+        switch container.keyKind {
+        case .string: member.string(value)
+        case .integer: member.raw(Array(value.utf8))
+        }
+        member.endObject()
+        let inner = member.bytes.dropFirst().dropLast()
+        return Array(content[...open]) + inner + (members.members.isEmpty ? [] : [UInt8(ascii: ",")]) + content[(open + 1)...]
+    }
 }

@@ -32,7 +32,9 @@ public struct UnknownMessage: MessageContent, Hashable {
                 switch problem {
                 case .notAnObject: "\(container) content is not a JSON object, so it has no '\(key)' to dispatch on"
                 case .missingKey: "\(container) content has no '\(key)' member to dispatch on"
-                case .wrongKind(let kind): "\(container) content's '\(key)' is not \(kind == .integer ? "an integer" : "a string")"
+                case .wrongKind(.integer):
+                    "\(container) content's '\(key)' is not an integer in the range of a 64-bit integer, without a fraction or an exponent"
+                case .wrongKind(.string): "\(container) content's '\(key)' is not a string"
                 case .notRegistered(let value): "no type is registered in \(container) under \(key) '\(value)'"
                 }
             case .decodeFailed(let reason): "decoding failed: \(reason)"

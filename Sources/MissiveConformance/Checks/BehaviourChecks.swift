@@ -29,7 +29,7 @@ enum BehaviourChecks {
                     for (_, content) in try type.decodedExamples() {
                         let (status, bytes) = content.rawEncode()
                         if status != MISSIVE_OK {
-                            problems.append("\(type.objectName): encode returned status \(status)")
+                            problems.append("\(type.objectName): \(content.failure(of: "encode", status: status))")
                         } else if bytes.first != UInt8(ascii: "{") || (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]) == nil {
                             problems.append("\(type.objectName): encode gave \(preview(bytes))")
                         }
@@ -46,7 +46,9 @@ enum BehaviourChecks {
                 for type in types {
                     for (example, content) in try type.decodedExamples() {
                         let (status, bytes) = content.rawDigest()
-                        if let problem = digestProblem(status: status, bytes: bytes) {
+                        if status != MISSIVE_OK {
+                            problems.append("\(type.objectName) \(preview(example, limit: 40)): \(content.failure(of: "digest", status: status))")
+                        } else if let problem = digestProblem(status: status, bytes: bytes) {
                             problems.append("\(type.objectName) \(preview(example, limit: 40)): \(problem)")
                         }
                     }
@@ -62,7 +64,7 @@ enum BehaviourChecks {
                     for (_, content) in try type.decodedExamples() {
                         guard let (status, words) = content.rawSearchableWords(), status != MISSIVE_ABSENT else { continue }
                         guard status == MISSIVE_OK else {
-                            problems.append("\(type.objectName): searchable_words returned status \(status)")
+                            problems.append("\(type.objectName): \(content.failure(of: "searchable_words", status: status))")
                             continue
                         }
                         for word in words where word.isEmpty || !isValidUTF8(word) {
@@ -81,7 +83,9 @@ enum BehaviourChecks {
                 for type in types where type.persistenceValue != Persistence.status.rawValue {
                     for (example, content) in try type.decodedExamples() {
                         guard let (status, bytes) = content.rawPushContent(), status != MISSIVE_ABSENT else { continue }
-                        if let problem = digestProblem(status: status, bytes: bytes, what: "push content") {
+                        if status != MISSIVE_OK {
+                            problems.append("\(type.objectName) \(preview(example, limit: 40)): \(content.failure(of: "push_content", status: status))")
+                        } else if let problem = digestProblem(status: status, bytes: bytes, what: "push content") {
                             problems.append("\(type.objectName) \(preview(example, limit: 40)): \(problem)")
                         }
                     }
@@ -133,12 +137,12 @@ enum BehaviourChecks {
     /// Why encode → decode → encode is not stable for a decoded message, or `nil`.
     static func roundTripProblem(_ type: PluginType, _ content: PluginContent) -> String? {
         let (status1, first) = content.rawEncode()
-        guard status1 == MISSIVE_OK else { return "encode returned status \(status1)" }
+        guard status1 == MISSIVE_OK else { return content.failure(of: "encode", status: status1) }
         switch type.decode(bytes: first) {
         case .failure(let error): return "its own encoding \(preview(first)) does not decode: \(error.message)"
         case .success(let again):
             let (status2, second) = again.rawEncode()
-            guard status2 == MISSIVE_OK else { return "the second encode returned status \(status2)" }
+            guard status2 == MISSIVE_OK else { return "the second " + again.failure(of: "encode", status: status2) }
             return first == second ? nil : "first encoding \(preview(first)), second \(preview(second))"
         }
     }
@@ -178,14 +182,30 @@ enum JSONVariations {
     static func escapingLetters(_ json: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         var inString = false, escaped = false
+        // The bytes of an escape still to copy as they are: its letter, and for \u its four hex digits.
+        var escapeBytesLeft = 0
         let hex = Array("0123456789abcdef".utf8)
         for byte in json {
-            if inString && !escaped && ((0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)) {
+            if escapeBytesLeft > 0 {
+                out.append(byte)
+                escapeBytesLeft -= 1
+                if escaped {
+                    escaped = false
+                    if byte == UInt8(ascii: "u") { escapeBytesLeft = 4 }
+                }
+                continue
+            }
+            if inString && ((0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)) {
                 out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
                 continue
             }
             out.append(byte)
-            if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = inString } else if byte == UInt8(ascii: "\"") { inString.toggle() }
+            if inString && byte == UInt8(ascii: "\\") {
+                escaped = true
+                escapeBytesLeft = 1
+            } else if byte == UInt8(ascii: "\"") {
+                inString.toggle()
+            }
         }
         return out
     }

@@ -36,6 +36,25 @@ extension PluginType {
     }
 }
 
+extension PluginContent {
+    /// What a failing function's status means, with the reason the plugin gave after the reason mark:
+    /// `encode failed with status 3 (MISSIVE_FAILED): the buffer is full`. Calls the function again.
+    func failure(of function: String, status: Int32) -> String {
+        do {
+            switch function {
+            case "encode": _ = try typeEncodedContent()
+            case "digest": _ = try checkedDigest()
+            case "push_content": _ = try checkedPushContent()
+            case "searchable_words": _ = try checkedSearchableWords()
+            default: break
+            }
+        } catch {
+            return error.message
+        }
+        return "\(function) returned status \(status)"
+    }
+}
+
 /// A short, printable rendering of bytes for messages.
 func preview(_ bytes: [UInt8], limit: Int = 80) -> String {
     let text = String(decoding: bytes.prefix(limit), as: UTF8.self).debugDescription
