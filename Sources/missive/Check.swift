@@ -122,7 +122,8 @@ extension MissiveCommand {
                 Console.error(TextReport.summaryLine(report) + " (report written to \(output))")
             } else {
                 if streaming { Console.out("") }
-                Console.out(bytes: rendered)
+                // JSON keeps its bytes (unsafe code points escaped); text and XML are cleaned as text.
+                if format == .json { Console.out(bytes: rendered) } else { Console.out(String(decoding: rendered, as: UTF8.self)) }
             }
             if !report.passed { throw ExitCode(1) }
         }

@@ -129,7 +129,8 @@ extension MissiveCommand {
             if let media = message.content.media {
                 Console.out("    media:       \(media.remoteURL ?? media.localPath ?? "-") \(media.mimeType) \(media.sizeBytes.map { "\($0) bytes" } ?? "")")
             }
-            Console.out("    content:     \(String(decoding: content, as: UTF8.self))")
+            // The same JSON, with what a terminal would act on escaped.
+            Console.out("    content:     \(String(decoding: TextHygiene.escapingUnsafe(json: content), as: UTF8.self))")
             if let unknown = message.unknown { Console.out("    reason:      \(unknown.reason)") }
             for failure in Self.pluginFailures(message) { Console.out("    failed:      \(failure)") }
         }
@@ -141,10 +142,11 @@ extension MissiveCommand {
             return name.flatMap { registry.type(objectName: $0)?.declaredContainer }
         }
 
-        /// A word with its control characters and line separators escaped, as `\n` or `\u{2028}`.
+        /// A word with what ``TextHygiene`` would remove written as an escape (`\u{A}`, `\u{2028}`), so that
+        /// the word is seen as it is indexed.
         static func printable(_ word: String) -> String {
-            word.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" })
-                ? String(word.debugDescription.dropFirst().dropLast()) : word
+            guard word.unicodeScalars.contains(where: TextHygiene.isUnsafe) else { return word }
+            return word.unicodeScalars.map { TextHygiene.isUnsafe($0) ? "\\u{\(String($0.value, radix: 16, uppercase: true))}" : String($0) }.joined()
         }
 
         /// The plugin's failing functions and their reasons, for which the lines above show fallbacks.

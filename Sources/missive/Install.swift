@@ -168,7 +168,7 @@ final class Progress {
     func step(_ name: String) {
         count += 1
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(label): \(count) checks done, last \(name)".utf8))
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(TextHygiene.line("\(label): \(count) checks done, last \(name)"))".utf8))
     }
 
     /// Clears the line.

@@ -20,7 +20,7 @@ struct MissiveCommand: ParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                FileHandle.standardError.write(Data((TextHygiene.block(fullMessage(for: error)) + "\n").utf8))
                 exit(withError: ExitCode(2))
             }
             exit(withError: error)

@@ -1,18 +1,23 @@
 import Foundation
 import Missive
 
-/// Writes text to standard output or standard error.
+/// Writes text to standard output or standard error: the one way out of the CLI, so that no escape
+/// sequence, control character or bidi control from a sender or a plugin reaches the operator's terminal.
 enum Console {
+    /// Writes text, cleaned by ``TextHygiene/block(_:)``: its own line breaks stay, nothing else that a
+    /// terminal acts on does.
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data((TextHygiene.block(text) + "\n").utf8))
     }
 
+    /// Writes JSON, with raw unsafe code points inside its strings written as `\u` escapes: the same JSON.
     static func out(bytes: [UInt8]) {
-        FileHandle.standardOutput.write(Data(bytes + [0x0A]))
+        FileHandle.standardOutput.write(Data(TextHygiene.escapingUnsafe(json: bytes) + [0x0A]))
     }
 
+    /// Writes `missive: ` and the text, cleaned, to standard error.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data(("missive: " + text + "\n").utf8))
+        FileHandle.standardError.write(Data(("missive: " + TextHygiene.block(text) + "\n").utf8))
     }
 }
 

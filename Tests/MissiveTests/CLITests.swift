@@ -92,9 +92,16 @@ import Testing
             let envelope = try Envelope(parsing: line)
             #expect(record["id"] as? String == envelope.id)
             #expect(record["objectName"] as? String == envelope.objectName)
+            // Content is printed exactly as received; what a terminal would act on is written as a \u escape,
+            // which is the same JSON value.
+            if envelope.content.text.unicodeScalars.contains(where: TextHygiene.isUnsafe) {
+                let printed = try JSONSerialization.data(withJSONObject: try #require(record["content"]), options: [.sortedKeys])
+                let received = try JSONSerialization.data(withJSONObject: try JSONSerialization.jsonObject(with: Data(envelope.content)), options: [.sortedKeys])
+                #expect(printed == received, "\(envelope.id)")
+            } else {
+                #expect(run.stdout.contains(#""content":"# + envelope.content.text + #",""#), "\(envelope.id)")
+            }
             if record["known"] as? Bool == false {
-                // Unknown content is printed exactly as received.
-                #expect(run.stdout.contains(#""content":"# + envelope.content.text + #","reason""#), "\(envelope.id)")
                 #expect((record["reason"] as? String)?.isEmpty == false)
             } else {
                 #expect(record["reason"] is NSNull)
@@ -137,6 +144,32 @@ import Testing
         let bad = try Fixtures.missive("decode", folder + "/bad.jsonl")
         #expect(bad.status == 1)
         #expect(bad.stderr.hasPrefix("missive: \(folder)/bad.jsonl: line 1: [malformed-envelope]"))
+    }
+
+    /// The sample conversation's hostile messages carry escape sequences, C1 controls, DEL, bidi overrides
+    /// and line separators in content, fallback text, push text and objectName. None of it reaches the
+    /// terminal, in any format, on any command that prints message text.
+    @Test func noControlCharacterFromASenderOrPluginReachesTheTerminal() throws {
+        let path = Fixtures.repositoryRoot + "/SampleData/conversation.jsonl"
+        let hostile = try Fixtures.conversationLines().filter { $0.text.contains("mallory") }
+        #expect(hostile.count == 3)
+        var runs = [
+            try Fixtures.missive("decode", path),
+            try Fixtures.missive("decode", path, "--format", "json"),
+            try Fixtures.missive(["decode", "-"], input: hostile.map(\.text).joined(separator: "\n")),
+        ]
+        // A check report quotes what plugins write: the fixture's digest has a line feed.
+        runs.append(try Fixtures.missive("check", "--include", "^digest", try Fixtures.fixtureLibrary("BrokenDigestNewline")))
+        for run in runs {
+            for (name, output) in [("stdout", run.stdout), ("stderr", run.stderr)] {
+                let unsafe = output.unicodeScalars.filter { TextHygiene.isUnsafe($0) && $0 != "\n" }
+                #expect(unsafe.isEmpty, "\(name) has \(unsafe.map { String($0.value, radix: 16) })")
+            }
+        }
+        #expect(runs[0].stdout.contains("digest:      Hi gnp.exe, see <script>alert(1)</script>"))
+        #expect(runs[0].stdout.contains("digest:      line one line two blink"))
+        // The JSON is still JSON, and says the same.
+        for line in runs[1].stdout.split(separator: "\n") { _ = try Self.object(line) }
     }
 
     @Test func inspectReadsMetadataAndRefusesNonPlugins() throws {

@@ -27,29 +27,17 @@ package enum DisplayText {
         return nil
     }
 
-    /// The text on one line, for reasons and messages: invalid UTF-8 becomes U+FFFD and each forbidden code
-    /// point a space; nothing is cut.
+    /// The text on one line, for reasons and messages: invalid UTF-8 becomes U+FFFD, and the text is
+    /// cleaned by ``TextHygiene/line(_:)``; nothing is cut.
     package static func oneLine(_ bytes: [UInt8]) -> String {
-        let decoded = String(decoding: bytes, as: UTF8.self)
-        guard decoded.unicodeScalars.contains(where: isForbidden) else { return decoded }
-        return String(String.UnicodeScalarView(decoded.unicodeScalars.map { isForbidden($0) ? " " : $0 }))
+        TextHygiene.line(String(decoding: bytes, as: UTF8.self))
     }
 
-    /// The text repaired to follow the rules, except that it may be empty: invalid UTF-8 becomes U+FFFD,
-    /// each forbidden code point a space, and text over the limit is cut to 255 code points and `…`.
+    /// The text repaired to follow the rules, except that it may be empty: invalid UTF-8 becomes U+FFFD, the
+    /// text is cleaned onto one line and cut to the limit on a character boundary
+    /// (``TextHygiene/digest(_:)``).
     package static func repair(_ bytes: [UInt8]) -> String {
-        let decoded = String(decoding: bytes, as: UTF8.self)
-        let scalars = decoded.unicodeScalars
-        guard scalars.contains(where: isForbidden) || scalars.count > maxCodePoints else { return decoded }
-        var repaired = String.UnicodeScalarView()
-        for (index, scalar) in scalars.enumerated() {
-            if index == maxCodePoints - 1 && scalars.count > maxCodePoints {
-                repaired.append("…")
-                break
-            }
-            repaired.append(isForbidden(scalar) ? " " : scalar)
-        }
-        return String(repaired)
+        TextHygiene.digest(String(decoding: bytes, as: UTF8.self))
     }
 
     private static func hex(_ value: UInt32) -> String {

@@ -53,8 +53,10 @@ public struct TypedContent<Value: MessageType>: MessageContent {
     public var objectName: String { Value.objectName }
     public var businessID: String? { Value.businessID }
     public var persistence: Persistence { Value.persistence }
-    public var digest: String { value.digest }
-    public var pushContent: String? { Value.persistence == .status ? nil : value.pushContent }
+    /// The type's digest, cleaned by ``TextHygiene/digest(_:)``: it holds the sender's text.
+    public var digest: String { TextHygiene.digest(value.digest) }
+    /// The type's push text, cleaned like the digest; `nil` for status types.
+    public var pushContent: String? { Value.persistence == .status ? nil : value.pushContent.map(TextHygiene.digest) }
     public var searchableWords: [String] { value.searchableWords ?? [] }
     public var media: MediaReference? { (value as? any MediaMessageContent)?.media }
 

@@ -96,14 +96,18 @@ public struct UnknownMessage: MessageContent, Hashable {
 
     /// The sender's fallback text; else `[Invalid message: TYPE]` when the registered type TYPE refused the
     /// content; else `[Unsupported message: NAME]`, with the objectName it was sent under.
+    /// The result is cleaned by ``TextHygiene/digest(_:)``: every part of it comes from the sender.
     public var digest: String {
-        if let fallbackText, !fallbackText.isEmpty { return fallbackText }
+        if let fallbackText {
+            let cleaned = TextHygiene.digest(fallbackText)
+            if cleaned.contains(where: { $0 != " " }) { return cleaned }
+        }
         if let refusingType { return "[Invalid message: \(refusingType)]" }
-        return "[Unsupported message: \(objectName)]"
+        return TextHygiene.digest("[Unsupported message: \(objectName)]")
     }
 
-    /// The sender's push text, else the digest; `nil` for status messages.
-    public var pushContent: String? { persistence == .status ? nil : (senderPushContent ?? digest) }
+    /// The sender's push text, else the digest, cleaned; `nil` for status messages.
+    public var pushContent: String? { persistence == .status ? nil : senderPushContent.map(TextHygiene.digest) ?? digest }
 
     /// Unknown messages are not searchable: their words are unknown.
     public var searchableWords: [String] { [] }
