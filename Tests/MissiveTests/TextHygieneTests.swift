@@ -34,6 +34,8 @@ import Testing
         #expect(digest == String(repeating: "a", count: 250) + "…")
         #expect(digest.unicodeScalars.count <= TextHygiene.maxDigestCodePoints)
         #expect(TextHygiene.digest("short") == "short")
+        // The cleaner's limit is the header's (MISSIVE_TEXT_MAX_CODE_POINTS, which the checker uses).
+        #expect(TextHygiene.maxDigestCodePoints == DisplayText.maxCodePoints)
     }
 
     @Test func jsonKeepsItsValueWithUnsafeCodePointsEscaped() {

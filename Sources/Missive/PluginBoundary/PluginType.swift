@@ -47,16 +47,12 @@ package final class PluginType: @unchecked Sendable {
     package let container: String?
     /// The persistence value as the descriptor gives it, which may be one Missive does not know.
     package let persistenceValue: UInt32
-    /// The descriptor's flags, unknown bits included.
-    package let flags: UInt32
     /// Whether the descriptor flags the type as media.
     package let isMedia: Bool
     /// The example contents.
     package let examples: [[UInt8]]
     /// Why the examples could not all be read, if they could not.
     package let examplesProblem: String?
-    /// The descriptor's `struct_size`.
-    package let structSize: UInt32
     /// Whether the type has a push_content function.
     package var hasPushFunction: Bool { pushFunction != nil }
 
@@ -121,11 +117,9 @@ package final class PluginType: @unchecked Sendable {
         self.businessID = containerValue ?? descriptor.business_id.map { String(cString: $0) }
         self.container = container
         self.persistenceValue = descriptor.persistence
-        self.flags = descriptor.flags
         self.isMedia = descriptor.flags & UInt32(MISSIVE_TYPE_MEDIA) != 0
         self.examples = examples
         self.examplesProblem = examplesProblem
-        self.structSize = structSize
         self.context = descriptor.context
         self.decodeFunction = decode
         self.releaseFunction = release

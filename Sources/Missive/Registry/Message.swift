@@ -26,11 +26,11 @@ public struct Message: Sendable {
     }
 
     /// The envelope to send or store again: the message exactly as it was received (or composed, or
-    /// edited), whatever its type. Its content is the bytes received, not the type's encoding of them.
+    /// edited), whatever its type. Its content is the bytes received, not the type's encoding of them, so
+    /// this is ``envelope`` itself; it still throws, as it did when it re-encoded, so that callers keep
+    /// compiling.
     public func reencoded() throws(MissiveError) -> Envelope {
-        var result = envelope
-        result.content = try content.encodedContent()
-        return result
+        envelope
     }
 
     /// `newContent` (made by this message's type) followed by the members of the received content the type
