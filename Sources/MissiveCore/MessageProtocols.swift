@@ -37,6 +37,10 @@ public protocol MessageCoding: Sendable {
     /// Whether the type is a media type. Provided: `true` exactly when the type conforms to
     /// ``MediaMessageContent``, settled when the conformance is compiled rather than by a cast at run time.
     static var isMediaType: Bool { get }
+
+    /// Whether the type describes a rendered view. Provided: `true` exactly when the type conforms to
+    /// ``MessageViewContent``.
+    static var describesView: Bool { get }
 }
 
 extension MessageCoding {
@@ -58,6 +62,16 @@ extension MessageCoding where Self: MediaMessageContent {
     public static var isMediaType: Bool { true }
 }
 
+extension MessageCoding {
+    /// No view of its own: hosts show ``ViewElement/defaultView(digest:media:)``.
+    public static var describesView: Bool { false }
+}
+
+extension MessageCoding where Self: MessageViewContent {
+    /// The type describes its view.
+    public static var describesView: Bool { true }
+}
+
 extension MessageCoding where Self: Codable {
     /// Decodes with the shared ``MissiveJSON/decoder``.
     public init(decoding content: Data) throws {
@@ -76,9 +90,10 @@ public protocol MessagePersistence {
     static var persistence: Persistence { get }
 }
 
-/// The text a host shows for a message when it cannot show the message itself.
+/// The text a host shows for a message in a conversation list and a push notification.
 ///
-/// A rendered view comes in a later version of the ABI, as an extension that older plugins may lack.
+/// A type that also conforms to ``MessageViewContent`` describes a rendered view; without it, hosts show a
+/// default view made from the digest and the media reference.
 public protocol MessageContentView {
     /// The one-line text a conversation list shows when this is the last message.
     var digest: String { get }
@@ -90,6 +105,27 @@ public protocol MessageContentView {
 extension MessageContentView {
     /// The digest.
     public var pushContent: String? { digest }
+}
+
+/// A message type that describes how its messages are drawn: a tree of portable ``ViewElement``s that the
+/// host measures, lays out and renders (in a terminal, in HTML, natively).
+///
+/// ```swift
+/// extension PollMessage: MessageViewContent {
+///     var view: ViewElement {
+///         .vstack(spacing: 1) {
+///             ViewElement.text(question, role: .title)
+///             for option in options { ViewElement.button(option, action: "vote") }
+///         }
+///     }
+/// }
+/// ```
+///
+/// Plugins built with `MissivePluginKit` offer it through the `missive.view.v1` extension. Status types
+/// (persistence `.status`) are not drawn, and need none.
+public protocol MessageViewContent {
+    /// The message's view. Hosts sanitize it (``ViewSanitizer``) before they draw it.
+    var view: ViewElement { get }
 }
 
 /// A message type whose content refers to media: an image, a voice clip, a video, a file or a plugin's own.

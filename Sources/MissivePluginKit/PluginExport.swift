@@ -76,7 +76,7 @@ public final class PluginExport: @unchecked Sendable {
                 context: Unmanaged.passUnretained(export).toOpaque(),
                 decode: decodeThunk, release: releaseThunk, encode: encodeThunk, digest: digestThunk,
                 push_content: pushThunk, searchable_words: wordsThunk,
-                media: export.isMedia ? mediaThunk : nil, get_extension: nil,
+                media: export.isMedia ? mediaThunk : nil, get_extension: export.describesView ? extensionThunk : nil,
                 container: export.container.map(copy), container_value: export.container == nil ? nil : export.businessID.map(copy)))
         return type
     }
@@ -103,6 +103,7 @@ class AnyTypeExport {
     var container: String? { fatalError("abstract") }
     var persistence: Persistence { fatalError("abstract") }
     var isMedia: Bool { fatalError("abstract") }
+    var describesView: Bool { fatalError("abstract") }
     var examples: [[UInt8]] { fatalError("abstract") }
     func decode(_ content: Data) throws -> AnyMessageBox { fatalError("abstract") }
 }
@@ -114,6 +115,7 @@ class AnyMessageBox {
     var pushContent: String? { fatalError("abstract") }
     var searchableWords: [String]? { fatalError("abstract") }
     var media: MediaReference? { fatalError("abstract") }
+    var view: ViewElement? { fatalError("abstract") }
 }
 
 private func makeExport<T: MessageType>(_ type: T.Type) -> AnyTypeExport { TypeExport<T>() }
@@ -124,6 +126,7 @@ private final class TypeExport<T: MessageType>: AnyTypeExport {
     override var container: String? { T.container }
     override var persistence: Persistence { T.persistence }
     override var isMedia: Bool { T.isMediaType }
+    override var describesView: Bool { T.describesView && T.persistence != .status }
     override var examples: [[UInt8]] { T.examples.compactMap { try? Array($0.encode()) } }
     override func decode(_ content: Data) throws -> AnyMessageBox { MessageBox(try T(decoding: content)) }
 }
@@ -136,6 +139,7 @@ private final class MessageBox<T: MessageType>: AnyMessageBox {
     override var pushContent: String? { T.persistence == .status ? nil : value.pushContent }
     override var searchableWords: [String]? { value.searchableWords }
     override var media: MediaReference? { (value as? any MediaMessageContent)?.media }
+    override var view: ViewElement? { (value as? any MessageViewContent)?.view }
 }
 
 // MARK: - The C functions
@@ -213,5 +217,25 @@ private let mediaThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?
     if let path = media.localPath { withUnsafePointer(to: out.pointee.local_path) { write(path, to: $0) } }
     withUnsafePointer(to: out.pointee.mime_type) { write(media.mimeType, to: $0) }
     if let size = media.sizeBytes { out.pointee.size_bytes = size }
+    return MISSIVE_OK
+}
+
+/// The `missive.view.v1` extension every type that describes a view shares: its function reaches the
+/// message through the handle. Allocated once and never freed, as the ABI requires of extensions.
+nonisolated(unsafe) private let viewExtension: UnsafeMutablePointer<missive_view_v1> = {
+    let pointer = UnsafeMutablePointer<missive_view_v1>.allocate(capacity: 1)
+    pointer.initialize(to: missive_view_v1(struct_size: UInt32(MemoryLayout<missive_view_v1>.size), view: viewThunk))
+    return pointer
+}()
+
+private let extensionThunk: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> UnsafeRawPointer? = { _, id in
+    guard let id, strcmp(id, MISSIVE_VIEW_EXTENSION) == 0 else { return nil }
+    return UnsafeRawPointer(viewExtension)
+}
+
+private let viewThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<missive_sink>?) -> Int32 = { _, handle, sink in
+    guard let sink, let view = box(handle).view else { return MISSIVE_ABSENT }
+    let document = ViewDocument.encode(view)
+    document.withUnsafeBufferPointer { sink.pointee.write(sink.pointee.context, $0.baseAddress, $0.count) }
     return MISSIVE_OK
 }

@@ -344,6 +344,312 @@ typedef struct missive_container {
     ((pointer)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 /* ---------------------------------------------------------------------------
+ * The view extension: "missive.view.v1" (ABI 1.1)
+ *
+ * A type that describes how its messages are drawn returns a missive_view_v1
+ * from missive_type.get_extension(type->context, MISSIVE_VIEW_EXTENSION).
+ * Its view function writes the message's view into `out` as one JSON
+ * element: a tree of the portable elements text, link, image, stack, facts,
+ * progress, button, divider and badge, whose members docs/VIEWS.md lists.
+ * The host reads it, holds it to the documented limits (depth 8, 256
+ * elements, 64 KiB), cleans every string, keeps only http and https URLs,
+ * then measures, lays out and draws it. An element of a kind the host does
+ * not know is replaced by its "fallback" member (an element) or skipped.
+ *
+ * view returns MISSIVE_OK with the document, MISSIVE_ABSENT when this message
+ * has no view of its own (the host then draws its default view: the digest,
+ * and the media for a media type), or MISSIVE_FAILED, with a reason after
+ * the mark; a failure or an unreadable document also gives the default view.
+ * It follows the threading rules of the type's other functions. Status
+ * types are not drawn, and need no view.
+ *
+ * The missive_view_* helpers below write the document for C authors: they
+ * escape strings, place commas and brackets, and check that the tree is
+ * closed. Strings are NUL-terminated UTF-8 (missive_view_text_n takes a
+ * length); a NULL string counts as empty.
+ *
+ *   missive_view_writer w;
+ *   missive_view_begin(&w, out);
+ *   missive_view_stack_begin(&w, "vertical", 0);
+ *   missive_view_text(&w, "★★★★☆", "title", NULL, 0);
+ *   missive_view_text(&w, comment, "body", NULL, 3);
+ *   missive_view_stack_end(&w);
+ *   return missive_view_end(&w);
+ * ------------------------------------------------------------------------- */
+
+#define MISSIVE_VIEW_EXTENSION "missive.view.v1"
+
+typedef struct missive_view_v1 {
+    /* sizeof(missive_view_v1) as the plugin was compiled. */
+    uint32_t struct_size;
+    /* Writes the message's view: one JSON element (see above). */
+    int32_t (*view)(void *context, const missive_message *message, const missive_sink *out);
+} missive_view_v1;
+
+/* The state of one view being written. Fields are private to the helpers. */
+typedef struct missive_view_writer {
+    const missive_sink *out;
+    /* How many stacks and fact lists are open. */
+    uint32_t depth;
+    /* Elements written outside any stack: a document has exactly one. */
+    uint32_t roots;
+    /* Bit d: something was written at depth d, so the next item needs a comma. */
+    uint64_t written;
+    /* Bit d: the container open at depth d is a fact list. */
+    uint64_t in_facts;
+    /* The first misuse, reported by missive_view_end, or NULL. */
+    const char *error;
+} missive_view_writer;
+
+static inline void missive_view_put_(missive_view_writer *w, const char *bytes, size_t length) {
+    w->out->write(w->out->context, (const uint8_t *)bytes, length);
+}
+
+static inline void missive_view_put_literal_(missive_view_writer *w, const char *text) {
+    size_t length = 0;
+    while (text[length]) length++;
+    missive_view_put_(w, text, length);
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static inline void missive_view_put_string_n_(missive_view_writer *w, const char *text, size_t length) {
+    static const char hex[] = "0123456789abcdef";
+    size_t start = 0, i;
+    missive_view_put_(w, "\"", 1);
+    for (i = 0; text != NULL && i < length; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '"' || c == '\\' || c < 0x20) {
+            char escape[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            if (i > start) missive_view_put_(w, text + start, i - start);
+            if (c == '"' || c == '\\') {
+                escape[1] = (char)c;
+                missive_view_put_(w, escape, 2);
+            } else {
+                missive_view_put_(w, escape, 6);
+            }
+            start = i + 1;
+        }
+    }
+    if (text != NULL && length > start) missive_view_put_(w, text + start, length - start);
+    missive_view_put_(w, "\"", 1);
+}
+
+static inline void missive_view_put_string_(missive_view_writer *w, const char *text) {
+    size_t length = 0;
+    while (text != NULL && text[length]) length++;
+    missive_view_put_string_n_(w, text, length);
+}
+
+static inline void missive_view_put_uint_(missive_view_writer *w, uint64_t value) {
+    char digits[20];
+    int count = 0;
+    do {
+        digits[19 - count++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    missive_view_put_(w, digits + 20 - count, (size_t)count);
+}
+
+/* `,"key":` */
+static inline void missive_view_put_key_(missive_view_writer *w, const char *key) {
+    missive_view_put_(w, ",\"", 2);
+    missive_view_put_literal_(w, key);
+    missive_view_put_(w, "\":", 2);
+}
+
+/* Opens an element of `kind` in the current container: `{"type":"kind"`. */
+static inline int missive_view_open_(missive_view_writer *w, const char *kind) {
+    if (w->depth > 0 && (w->in_facts >> w->depth & 1)) {
+        if (w->error == NULL) w->error = "an element was written inside a fact list; only facts go there";
+        return 0;
+    }
+    if (w->depth == 0) w->roots++;
+    if (w->written >> w->depth & 1) missive_view_put_(w, ",", 1);
+    w->written |= (uint64_t)1 << w->depth;
+    missive_view_put_(w, "{\"type\":", 8);
+    missive_view_put_string_(w, kind);
+    return 1;
+}
+
+/* Starts a view written into `out`. */
+static inline void missive_view_begin(missive_view_writer *w, const missive_sink *out) {
+    w->out = out;
+    w->depth = 0;
+    w->roots = 0;
+    w->written = 0;
+    w->in_facts = 0;
+    w->error = NULL;
+}
+
+/* Text with a role ("body", "title", "caption", "code" or NULL for body), an
+ * emphasis ("strong", "italic" or NULL) and a line limit (0 for none). */
+static inline void missive_view_text_n(missive_view_writer *w, const char *text, size_t length, const char *role,
+                                       const char *emphasis, uint32_t max_lines) {
+    if (!missive_view_open_(w, "text")) return;
+    missive_view_put_key_(w, "text");
+    missive_view_put_string_n_(w, text, length);
+    if (role != NULL) { missive_view_put_key_(w, "role"); missive_view_put_string_(w, role); }
+    if (emphasis != NULL) { missive_view_put_key_(w, "emphasis"); missive_view_put_string_(w, emphasis); }
+    if (max_lines > 0) { missive_view_put_key_(w, "maxLines"); missive_view_put_uint_(w, max_lines); }
+    missive_view_put_(w, "}", 1);
+}
+
+static inline void missive_view_text(missive_view_writer *w, const char *text, const char *role, const char *emphasis,
+                                     uint32_t max_lines) {
+    size_t length = 0;
+    while (text != NULL && text[length]) length++;
+    missive_view_text_n(w, text, length, role, emphasis, max_lines);
+}
+
+/* A link: its text and an http or https URL. */
+static inline void missive_view_link(missive_view_writer *w, const char *text, const char *url) {
+    if (!missive_view_open_(w, "link")) return;
+    missive_view_put_key_(w, "text");
+    missive_view_put_string_(w, text);
+    missive_view_put_key_(w, "url");
+    missive_view_put_string_(w, url);
+    missive_view_put_(w, "}", 1);
+}
+
+/* An image: an http or https URL, its size in pixels (a negative value for
+ * unknown) and its alternative text. */
+static inline void missive_view_image(missive_view_writer *w, const char *url, int32_t width, int32_t height, const char *alt) {
+    if (!missive_view_open_(w, "image")) return;
+    missive_view_put_key_(w, "url");
+    missive_view_put_string_(w, url);
+    if (width >= 0) { missive_view_put_key_(w, "width"); missive_view_put_uint_(w, (uint64_t)width); }
+    if (height >= 0) { missive_view_put_key_(w, "height"); missive_view_put_uint_(w, (uint64_t)height); }
+    missive_view_put_key_(w, "alt");
+    missive_view_put_string_(w, alt);
+    missive_view_put_(w, "}", 1);
+}
+
+/* Opens a stack ("vertical" or "horizontal"); spacing is 0 to 8. Close it
+ * with missive_view_stack_end. */
+static inline void missive_view_stack_begin(missive_view_writer *w, const char *axis, uint32_t spacing) {
+    if (w->depth >= 63) { if (w->error == NULL) w->error = "stacks nested deeper than 63"; return; }
+    if (!missive_view_open_(w, "stack")) return;
+    missive_view_put_key_(w, "axis");
+    missive_view_put_string_(w, axis);
+    missive_view_put_key_(w, "spacing");
+    missive_view_put_uint_(w, spacing);
+    missive_view_put_key_(w, "children");
+    missive_view_put_(w, "[", 1);
+    w->depth++;
+    w->written &= ~((uint64_t)1 << w->depth);
+    w->in_facts &= ~((uint64_t)1 << w->depth);
+}
+
+/* Closes a container opened by missive_view_stack_begin or missive_view_facts_begin. */
+static inline void missive_view_close_(missive_view_writer *w, int facts) {
+    if (w->depth == 0 || (int)(w->in_facts >> w->depth & 1) != facts) {
+        if (w->error == NULL) w->error = facts ? "missive_view_facts_end without an open fact list" : "missive_view_stack_end without an open stack";
+        return;
+    }
+    w->depth--;
+    missive_view_put_(w, "]}", 2);
+}
+
+static inline void missive_view_stack_end(missive_view_writer *w) { missive_view_close_(w, 0); }
+
+/* Opens a fact list; add rows with missive_view_fact, close it with missive_view_facts_end. */
+static inline void missive_view_facts_begin(missive_view_writer *w) {
+    if (w->depth >= 63) { if (w->error == NULL) w->error = "stacks nested deeper than 63"; return; }
+    if (!missive_view_open_(w, "facts")) return;
+    missive_view_put_key_(w, "facts");
+    missive_view_put_(w, "[", 1);
+    w->depth++;
+    w->written &= ~((uint64_t)1 << w->depth);
+    w->in_facts |= (uint64_t)1 << w->depth;
+}
+
+static inline void missive_view_fact(missive_view_writer *w, const char *label, const char *value) {
+    if (w->depth == 0 || !(w->in_facts >> w->depth & 1)) {
+        if (w->error == NULL) w->error = "missive_view_fact outside a fact list";
+        return;
+    }
+    if (w->written >> w->depth & 1) missive_view_put_(w, ",", 1);
+    w->written |= (uint64_t)1 << w->depth;
+    missive_view_put_(w, "{\"label\":", 9);
+    missive_view_put_string_(w, label);
+    missive_view_put_(w, ",\"value\":", 9);
+    missive_view_put_string_(w, value);
+    missive_view_put_(w, "}", 1);
+}
+
+static inline void missive_view_facts_end(missive_view_writer *w) { missive_view_close_(w, 1); }
+
+/* A progress bar: its label, the fraction numerator/denominator (written with
+ * four decimals; 0 when denominator is 0) and a detail such as "3 votes" (or NULL). */
+static inline void missive_view_progress(missive_view_writer *w, const char *label, uint64_t numerator, uint64_t denominator,
+                                         const char *detail) {
+    uint64_t scaled = 0;
+    char fraction[6] = {'0', '.', '0', '0', '0', '0'};
+    int i;
+    if (!missive_view_open_(w, "progress")) return;
+    if (denominator != 0) scaled = numerator >= denominator ? 10000 : (uint64_t)((double)numerator / (double)denominator * 10000.0 + 0.5);
+    if (scaled >= 10000) { fraction[0] = '1'; scaled = 0; }
+    for (i = 5; i >= 2; i--) { fraction[i] = (char)('0' + scaled % 10); scaled /= 10; }
+    missive_view_put_key_(w, "label");
+    missive_view_put_string_(w, label);
+    missive_view_put_key_(w, "fraction");
+    missive_view_put_(w, fraction, 6);
+    if (detail != NULL) { missive_view_put_key_(w, "detail"); missive_view_put_string_(w, detail); }
+    missive_view_put_(w, "}", 1);
+}
+
+/* A button: its title, the id of the action it names, and the action's
+ * arguments as one JSON array written out (for example "[2]"), or NULL. */
+static inline void missive_view_button(missive_view_writer *w, const char *title, const char *action, const char *arguments_json) {
+    if (!missive_view_open_(w, "button")) return;
+    missive_view_put_key_(w, "title");
+    missive_view_put_string_(w, title);
+    missive_view_put_key_(w, "action");
+    missive_view_put_string_(w, action);
+    if (arguments_json != NULL) { missive_view_put_key_(w, "arguments"); missive_view_put_literal_(w, arguments_json); }
+    missive_view_put_(w, "}", 1);
+}
+
+static inline void missive_view_divider(missive_view_writer *w) {
+    if (!missive_view_open_(w, "divider")) return;
+    missive_view_put_(w, "}", 1);
+}
+
+/* A badge: its text and a tone ("neutral", "info", "success", "warning",
+ * "danger" or NULL for neutral). */
+static inline void missive_view_badge(missive_view_writer *w, const char *text, const char *tone) {
+    if (!missive_view_open_(w, "badge")) return;
+    missive_view_put_key_(w, "text");
+    missive_view_put_string_(w, text);
+    if (tone != NULL) { missive_view_put_key_(w, "tone"); missive_view_put_string_(w, tone); }
+    missive_view_put_(w, "}", 1);
+}
+
+/* One element written out as JSON by the caller: for example one of a kind
+ * newer than these helpers, with a "fallback" member for older hosts. */
+static inline void missive_view_raw(missive_view_writer *w, const char *element_json) {
+    if (w->depth > 0 && (w->in_facts >> w->depth & 1)) {
+        if (w->error == NULL) w->error = "an element was written inside a fact list; only facts go there";
+        return;
+    }
+    if (w->depth == 0) w->roots++;
+    if (w->written >> w->depth & 1) missive_view_put_(w, ",", 1);
+    w->written |= (uint64_t)1 << w->depth;
+    missive_view_put_literal_(w, element_json);
+}
+
+/* Finishes the view: MISSIVE_OK when exactly one element was written and
+ * every stack and fact list is closed; otherwise MISSIVE_FAILED with the
+ * reason after the mark (see "Buffers and sinks"). */
+static inline int32_t missive_view_end(missive_view_writer *w) {
+    if (w->error != NULL) return missive_fail_with_reason(w->out, w->error);
+    if (w->depth != 0) return missive_fail_with_reason(w->out, "a stack or fact list was left open");
+    if (w->roots == 0) return missive_fail_with_reason(w->out, "the view has no element");
+    if (w->roots > 1) return missive_fail_with_reason(w->out, "the view has several top-level elements; put them in a stack");
+    return MISSIVE_OK;
+}
+
+/* ---------------------------------------------------------------------------
  * A message type
  * ------------------------------------------------------------------------- */
 

@@ -29,6 +29,20 @@ public protocol MessageContent: Sendable {
     /// The content as the type itself encodes it, without the members it does not know. Edits use it to
     /// tell the members a type knows from those it must carry over.
     func typeEncodedContent() throws(MissiveError) -> [UInt8]
+    /// The view the content's type describes, read and sanitized, with any problems found; `nil` when the
+    /// type describes no view (or none for this message). Throws when a plugin's view function fails.
+    func describedView() throws(MissiveError) -> ViewReading?
+}
+
+extension MessageContent {
+    /// What a host draws for the content: the view its type describes, or, when it describes none (or its
+    /// view fails or is unusable), ``ViewElement/defaultView(digest:media:)``; `nil` for status content,
+    /// which is not drawn. Hosts draw an ``UnknownMessage`` as an unsupported card instead.
+    public var view: ViewElement? {
+        guard persistence != .status else { return nil }
+        if let reading = try? describedView(), let element = reading.element { return element }
+        return .defaultView(digest: digest, media: media)
+    }
 }
 
 /// The content of a built-in or host-registered Swift ``MessageType``, as a ``MessageContent``.
@@ -63,6 +77,14 @@ public struct TypedContent<Value: MessageType>: MessageContent {
     public func encodedContent() throws(MissiveError) -> [UInt8] {
         if let receivedContent { return receivedContent }
         return try typeEncodedContent()
+    }
+
+    /// The value's view when its type conforms to ``MessageViewContent``, sanitized.
+    public func describedView() throws(MissiveError) -> ViewReading? {
+        guard Value.describesView, let described = (value as? any MessageViewContent)?.view else { return nil }
+        var sanitizer = ViewSanitizer()
+        let element = sanitizer.sanitize(described)
+        return ViewReading(element: element, problems: sanitizer.problems)
     }
 
     public func typeEncodedContent() throws(MissiveError) -> [UInt8] {

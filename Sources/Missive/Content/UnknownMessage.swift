@@ -123,4 +123,7 @@ public struct UnknownMessage: MessageContent, Hashable {
 
     /// The raw content: no type knows any of it.
     public func typeEncodedContent() throws(MissiveError) -> [UInt8] { rawContent }
+
+    /// None: no type describes the view of unknown content. Renderers draw an unsupported card.
+    public func describedView() throws(MissiveError) -> ViewReading? { nil }
 }

@@ -35,6 +35,7 @@ package final class PluginType: @unchecked Sendable {
     typealias ReleaseFunction = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void
     typealias WriteFunction = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<missive_sink>?) -> Int32
     typealias MediaFunction = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<missive_media_out>?) -> Int32
+    typealias ViewFunction = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<missive_sink>?) -> Int32
 
     /// The plugin the type belongs to.
     package let plugin: PluginInfo
@@ -55,6 +56,10 @@ package final class PluginType: @unchecked Sendable {
     package let examplesProblem: String?
     /// Whether the type has a push_content function.
     package var hasPushFunction: Bool { pushFunction != nil }
+    /// Whether the type offers the `missive.view.v1` extension.
+    package var describesView: Bool { viewFunction != nil }
+    /// Why the type's `missive.view.v1` extension cannot be used, when it offers one that is malformed.
+    package let viewExtensionProblem: String?
 
     /// The persistence flag; meaningful once ``registrationProblem`` is `nil`.
     var persistence: Persistence { Persistence(rawValue: persistenceValue) ?? .persisted }
@@ -67,6 +72,7 @@ package final class PluginType: @unchecked Sendable {
     private let pushFunction: WriteFunction?
     private let wordsFunction: WriteFunction?
     private let mediaFunction: MediaFunction?
+    private let viewFunction: ViewFunction?
 
     /// Reads one type descriptor: its size first, then the fields that size covers.
     init(_ type: UnsafePointer<missive_type>, plugin: PluginInfo) throws(MissiveError) {
@@ -128,6 +134,25 @@ package final class PluginType: @unchecked Sendable {
         self.pushFunction = descriptor.push_content
         self.wordsFunction = descriptor.searchable_words
         self.mediaFunction = isMedia ? descriptor.media : nil
+        (self.viewFunction, self.viewExtensionProblem) = Self.viewExtension(descriptor.get_extension, context: descriptor.context)
+    }
+
+    /// The view function of the type's `missive.view.v1` extension, if it offers a usable one.
+    private static func viewExtension(
+        _ getExtension: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> UnsafeRawPointer?)?,
+        context: UnsafeMutableRawPointer?
+    ) -> (ViewFunction?, String?) {
+        guard let getExtension, let pointer = getExtension(context, MISSIVE_VIEW_EXTENSION) else { return (nil, nil) }
+        // Only struct_size may be read before it is checked (missive_plugin.h, "Extensions").
+        let structSize = pointer.load(as: UInt32.self)
+        let needed = MemoryLayout<missive_view_v1>.offset(of: \.view)! + MemoryLayout<ViewFunction?>.size
+        guard structSize >= needed else {
+            return (nil, "its \(MISSIVE_VIEW_EXTENSION) extension is \(structSize) bytes; the view function needs \(needed)")
+        }
+        guard let view = pointer.assumingMemoryBound(to: missive_view_v1.self).pointee.view else {
+            return (nil, "its \(MISSIVE_VIEW_EXTENSION) extension has no view function")
+        }
+        return (view, nil)
     }
 
     /// Why the type may not be registered although it can be called, or `nil`.
@@ -207,6 +232,10 @@ package final class PluginType: @unchecked Sendable {
             MediaReference(
                 remoteURL: text(result.url), localPath: text(result.path), mimeType: text(result.mime) ?? "",
                 sizeBytes: result.size >= 0 ? result.size : nil))
+    }
+
+    fileprivate func view(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?)? {
+        viewFunction.map { view in PluginSinks.collectingBytes { view(context, handle, $0) } }
     }
 
     /// The error for a function that failed, with the plugin's reason when it gave one.
@@ -317,6 +346,21 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
         guard ContentMembers(bytes) != nil else {
             throw MissiveError(.pluginFailure, "encode produced JSON that is not an object", file: type.plugin.path, objectName: type.objectName)
         }
+        return bytes
+    }
+
+    /// The view the type describes for this message, read and sanitized; `nil` when the type has no view
+    /// extension or says this message has none (`MISSIVE_ABSENT`). Throws when the view function fails.
+    public func describedView() throws(MissiveError) -> ViewReading? {
+        guard let bytes = try checkedView() else { return nil }
+        return ViewDocument.read(bytes)
+    }
+
+    /// The view document exactly as the plugin wrote it, `nil` for `MISSIVE_ABSENT` or no view extension,
+    /// or the plugin's failure and its reason.
+    public func checkedView() throws(MissiveError) -> [UInt8]? {
+        guard let (status, bytes, reason) = type.view(handle), status != MISSIVE_ABSENT else { return nil }
+        guard status == MISSIVE_OK else { throw type.failure("view", status, reason) }
         return bytes
     }
 
