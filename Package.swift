@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "Missive", targets: ["Missive"]),
         // For plugin authors: link it statically into a `.dynamic` product.
         .library(name: "MissivePluginKit", targets: ["MissivePluginKit"]),
+        // For hosts that draw messages: transcripts, layout, terminal and HTML renderers.
+        .library(name: "MissiveRendering", targets: ["MissiveRendering"]),
         .executable(name: "missive", targets: ["missive"]),
         // `swift package missive-check`: validate a package's plugin products.
         .plugin(name: "MissiveCheckPlugin", targets: ["MissiveCheckPlugin"]),
@@ -45,6 +47,9 @@ let package = Package(
             dependencies: ["MissiveCore", "CMissivePlugin", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),
+
+        // Drawing: transcripts, layout options, decorations, components, terminal and HTML renderers.
+        .target(name: "MissiveRendering", dependencies: ["Missive"], swiftSettings: strictSwift),
 
         // The plugin SDK and its macros.
         .macro(
@@ -75,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "missive",
             dependencies: [
-                "Missive", "MissiveConformance", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Missive", "MissiveConformance", "MissiveRendering", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift
@@ -100,7 +105,7 @@ let package = Package(
         .testTarget(
             name: "MissiveTests",
             dependencies: [
-                "Missive", "MissivePluginKit", "MissiveConformance", "MissiveMacros", .product(name: "Logging", package: "swift-log"),
+                "Missive", "MissivePluginKit", "MissiveConformance", "MissiveMacros", "MissiveRendering", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
             ],
             swiftSettings: strictSwift

@@ -5,6 +5,9 @@
  * ("Content, and what a type must not lose"): MS:Custom content carries "businessID": "evaluation", and a
  * newer sender may add members. encode writes the two members it knows; the host keeps the rest. The
  * decoded handle is an immutable struct, so every function may run on any thread at once.
+ *
+ * It also describes how a rating is drawn, through the missive.view.v1 extension (rating_view below),
+ * written with the header's missive_view_* helpers: the stars as a title, then the comment.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,6 +316,9 @@ static void rating_release(void *context, missive_message *message) {
     free(value);
 }
 
+/* The stars for each score (decode accepts 1 to 5 only). */
+static const char *const stars[] = {"", "★☆☆☆☆", "★★☆☆☆", "★★★☆☆", "★★★★☆", "★★★★★"};
+
 static void write_text(const missive_sink *sink, const char *text, size_t length) {
     sink->write(sink->context, (const uint8_t *)text, length);
 }
@@ -351,7 +357,6 @@ static int32_t rating_encode(void *context, const missive_message *message, cons
 static int32_t rating_digest(void *context, const missive_message *message, const missive_sink *out) {
     (void)context;
     const rating *value = (const rating *)message;
-    static const char *stars[] = {"", "★☆☆☆☆", "★★☆☆☆", "★★★☆☆", "★★★★☆", "★★★★★"};
     write_text(out, "[Rating] ", 9);
     write_text(out, stars[value->score], strlen(stars[value->score]));
     if (value->comment_length > 0) {
@@ -378,6 +383,38 @@ static int32_t rating_words(void *context, const missive_message *message, const
     return MISSIVE_OK;
 }
 
+/* ---- The view (missive.view.v1) ---- */
+
+/* A vertical stack: the stars and the score as a title ("★★★★☆ 4/5"), then the comment, when there is one,
+ * as body text of at most 6 lines. The content names nothing else (no rated item), so there is no caption.
+ * The helpers escape the comment (its line breaks and any \u0000 it decoded to) and check the tree. */
+static int32_t rating_view(void *context, const missive_message *message, const missive_sink *out) {
+    (void)context;
+    const rating *value = (const rating *)message;
+    char title[32];
+    int length = snprintf(title, sizeof title, "%s %d/5", stars[value->score], value->score);
+    if (length < 0 || (size_t)length >= sizeof title) return missive_fail_with_reason(out, "the title does not fit");
+    missive_view_writer w;
+    missive_view_begin(&w, out);
+    missive_view_stack_begin(&w, "vertical", 1);
+    missive_view_text_n(&w, title, (size_t)length, "title", NULL, 0);
+    if (value->comment_length > 0) missive_view_text_n(&w, value->comment, value->comment_length, "body", NULL, 6);
+    missive_view_stack_end(&w);
+    return missive_view_end(&w);
+}
+
+/* The extension, the same pointer for every call, as missive_plugin.h ("Extensions") requires. */
+static const missive_view_v1 rating_view_extension = {
+    .struct_size = sizeof(missive_view_v1),
+    .view = rating_view,
+};
+
+static const void *rating_get_extension(void *context, const char *extension_id) {
+    (void)context;
+    if (extension_id != NULL && strcmp(extension_id, MISSIVE_VIEW_EXTENSION) == 0) return &rating_view_extension;
+    return NULL;
+}
+
 static const char example_good[] = "{\"comment\":\"Quick and friendly support\",\"score\":5}";
 static const char example_mixed[] = "{\"comment\":\"Slow, but \\\"solved\\\" it\\nin the end\",\"score\":3}";
 
@@ -402,7 +439,7 @@ static const missive_type rating_type = {
     .push_content = NULL,
     .searchable_words = rating_words,
     .media = NULL,
-    .get_extension = NULL,
+    .get_extension = rating_get_extension,
     .container = NULL, /* business_id registers it in MS:Custom */
     .container_value = NULL,
 };

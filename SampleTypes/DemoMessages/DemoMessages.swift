@@ -28,29 +28,74 @@ struct LinkMessage: Codable, MessageContentView {
     var searchableWords: [String]? { [text] }
 }
 
-/// A poll: a question and its options, searchable by both, counted as unread.
+extension LinkMessage: MessageViewContent {
+    /// The text, and a "View details" link to the page.
+    var view: ViewElement {
+        .vstack {
+            ViewElement.text(text)
+            ViewElement.link("View details", url: link)
+        }
+    }
+}
+
+/// A poll: a question, its options and, once people vote, the votes for each option. Searchable by question
+/// and options, counted as unread.
 @MissiveMessage("demo:poll", businessID: "poll", persistence: .counted)
 struct PollMessage: Codable, MessageContentView {
     var question: String
     var options: [String]
+    /// The votes for each option, in the order of `options`; absent before anyone votes. Added after the
+    /// first version of the type, so optional: older senders' polls stay valid.
+    var votes: [Int]?
 
     static var examples: [PollMessage] {
-        [PollMessage(question: "Lunch?", options: ["Pizza", "Sushi", "Salad"])]
+        [
+            PollMessage(question: "Lunch?", options: ["Pizza", "Sushi", "Salad"]),
+            PollMessage(question: "Where to?", options: ["Pizza", "Sushi"], votes: [1, 3]),
+        ]
     }
 
-    init(question: String, options: [String]) {
+    init(question: String, options: [String], votes: [Int]? = nil) {
         self.question = question
         self.options = options
+        self.votes = votes
     }
 
     init(decoding content: Data) throws {
         self = try MissiveJSON.decoder.decode(Self.self, from: content)
         guard !question.isEmpty else { throw DemoError("a poll needs a question") }
         guard options.count >= 2 else { throw DemoError("a poll needs at least two options, got \(options.count)") }
+        if let votes {
+            guard votes.count == options.count else { throw DemoError("a poll has \(options.count) options but \(votes.count) vote counts") }
+            guard votes.allSatisfy({ $0 >= 0 }) else { throw DemoError("a vote count is negative") }
+        }
     }
 
     var digest: String { "[Poll] \(question)" }
     var searchableWords: [String]? { [question] + options }
+}
+
+extension PollMessage: MessageViewContent {
+    /// The question, then for each option its share of the votes as a bar, its count, and a vote button
+    /// whose argument is the option's index.
+    var view: ViewElement {
+        let counts = votes ?? Array(repeating: 0, count: options.count)
+        let total = counts.reduce(0, +)
+        return .vstack(spacing: 1) {
+            ViewElement.text(question, role: .title)
+            ViewElement.vstack {
+                for (index, option) in options.enumerated() {
+                    ViewElement.hstack(spacing: 2) {
+                        ViewElement.progress(
+                            option, fraction: total == 0 ? 0 : Double(counts[index]) / Double(total),
+                            detail: counts[index] == 1 ? "1 vote" : "\(counts[index]) votes")
+                        ViewElement.button("Vote", action: "vote", arguments: "[\(index)]")
+                    }
+                }
+            }
+            ViewElement.text(total == 1 ? "1 vote" : "\(total) votes", role: .caption)
+        }
+    }
 }
 
 /// A typing indicator: a status message, never stored and never pushed.

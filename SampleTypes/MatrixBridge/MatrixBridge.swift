@@ -39,6 +39,11 @@ struct MatrixText: Codable, MessageContentView {
     var searchableWords: [String]? { [body] }
 }
 
+extension MatrixText: MessageViewContent {
+    /// The body, with its line breaks; the HTML `formatted_body` is not trusted and not shown.
+    var view: ViewElement { .text(body) }
+}
+
 /// `m.notice`: a message from a bot; kept, but not counted as unread.
 @MissiveMessage("matrix:notice", container: "m.room.message", businessID: "m.notice", persistence: .persisted)
 struct MatrixNotice: Codable, MessageContentView {
@@ -60,6 +65,16 @@ struct MatrixNotice: Codable, MessageContentView {
     var searchableWords: [String]? { [body] }
 }
 
+extension MatrixNotice: MessageViewContent {
+    /// A badge that says it comes from a bot, then the body in the secondary style.
+    var view: ViewElement {
+        .vstack {
+            ViewElement.badge("notice", tone: .info)
+            ViewElement.text(body, role: .caption)
+        }
+    }
+}
+
 /// `m.emote`: an action, shown as `* sender waves`.
 @MissiveMessage("matrix:emote", container: "m.room.message", businessID: "m.emote", persistence: .counted)
 struct MatrixEmote: Codable, MessageContentView {
@@ -79,6 +94,11 @@ struct MatrixEmote: Codable, MessageContentView {
 
     var digest: String { "* " + MatrixContent.oneLine(body) }
     var searchableWords: [String]? { [body] }
+}
+
+extension MatrixEmote: MessageViewContent {
+    /// The action in italics.
+    var view: ViewElement { .text("* " + body, emphasis: .italic) }
 }
 
 /// What the three types share.

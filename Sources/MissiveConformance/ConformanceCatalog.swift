@@ -2,7 +2,8 @@
 public enum ConformanceCatalog {
     /// All checks.
     public static let checks: [ConformanceCheck] =
-        LoadingChecks.all + DeclarationChecks.all + BehaviourChecks.all + ContentChecks.all + GarbageChecks.all + ResourceChecks.all
+        LoadingChecks.all + DeclarationChecks.all + BehaviourChecks.all + ContentChecks.all + ViewChecks.all
+            + GarbageChecks.all + ResourceChecks.all
 
     /// The check with this id.
     public static func check(_ id: String) -> ConformanceCheck? {

@@ -24,21 +24,7 @@ extension MissiveCommand {
         @OptionGroup var logging: LoggingOptions
 
         func run() throws {
-            let data: Data
-            if input == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                var isFolder: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else {
-                    Console.error("\(input): cannot read: no such file")
-                    throw ExitCode(2)
-                }
-                guard !isFolder.boolValue, let contents = FileManager.default.contents(atPath: input) else {
-                    Console.error("\(input): cannot read: " + (isFolder.boolValue ? "it is a folder" : "permission denied or not a regular file"))
-                    throw ExitCode(2)
-                }
-                data = contents
-            }
+            let data = try InputFile.read(input)
             // Refused plugin files are logged as warnings on standard error.
             let result = plugins.discover(logger: logging.logger())
 

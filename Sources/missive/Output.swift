@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Missive
 
@@ -13,6 +14,19 @@ enum Console {
     /// Writes JSON, with raw unsafe code points inside its strings written as `\u` escapes: the same JSON.
     static func out(bytes: [UInt8]) {
         FileHandle.standardOutput.write(Data(TextHygiene.escapingUnsafe(json: bytes) + [0x0A]))
+    }
+
+    /// Writes what a renderer drew, unchanged: every string from a sender or a plugin in it is already
+    /// cleaned, and its only escape sequences are the renderer's own colours.
+    static func drawn(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// The width of the terminal standard output is, or `nil` when it is not a terminal.
+    static var terminalColumns: Int? {
+        var size = winsize()
+        guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 
     /// Writes `missive: ` and the text, cleaned, to standard error.
@@ -82,5 +96,23 @@ extension JSONWriter {
         key("sizeBytes")
         if let size = media.sizeBytes { integer(size) } else { null() }
         endObject()
+    }
+}
+
+/// The input of `decode` and `render`: a file, or standard input for `-`.
+enum InputFile {
+    /// The bytes of `path`; a missing file, a folder or an unreadable file is reported, exit code 2.
+    static func read(_ path: String) throws -> Data {
+        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            Console.error("\(path): cannot read: no such file")
+            throw ExitCode(2)
+        }
+        guard !isFolder.boolValue, let contents = FileManager.default.contents(atPath: path) else {
+            Console.error("\(path): cannot read: " + (isFolder.boolValue ? "it is a folder" : "permission denied or not a regular file"))
+            throw ExitCode(2)
+        }
+        return contents
     }
 }

@@ -194,3 +194,92 @@ extension String {
         return split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }
+
+// MARK: - Views
+
+extension TextMessage: MessageViewContent {
+    /// The text, with its line breaks.
+    public var view: ViewElement { .text(content) }
+}
+
+extension ImageMessage: MessageViewContent {
+    /// The image at its size, when it has a URL; else its digest.
+    public var view: ViewElement {
+        guard let remoteURL else { return .text(digest, role: .caption) }
+        return .image(url: remoteURL, width: width, height: height, alt: "Image")
+    }
+}
+
+extension VoiceMessage: MessageViewContent {
+    /// Its duration, and a link to play it when it has a URL.
+    public var view: ViewElement {
+        .vstack {
+            ViewElement.facts(["Voice message": MediaSize.duration(durationSeconds)])
+            if let remoteURL { ViewElement.link("Play", url: remoteURL) }
+        }
+    }
+}
+
+extension VideoMessage: MessageViewContent {
+    /// Its duration, and a link to watch it when it has a URL.
+    public var view: ViewElement {
+        .vstack {
+            ViewElement.facts(["Video": MediaSize.duration(durationSeconds)])
+            if let remoteURL { ViewElement.link("Watch", url: remoteURL) }
+        }
+    }
+}
+
+extension FileMessage: MessageViewContent {
+    /// Its name, type and size, and a download link when it has a URL.
+    public var view: ViewElement {
+        .vstack {
+            ViewElement.text(name, role: .title)
+            if let sizeBytes {
+                ViewElement.facts(["Type": mimeType, "Size": MediaSize.bytes(sizeBytes)])
+            } else {
+                ViewElement.facts(["Type": mimeType])
+            }
+            if let remoteURL { ViewElement.link("Download", url: remoteURL) }
+        }
+    }
+}
+
+extension LocationMessage: MessageViewContent {
+    /// The place's name, its coordinates, and a link to a map.
+    public var view: ViewElement {
+        let coordinates = "\(MediaSize.degrees(latitude)), \(MediaSize.degrees(longitude))"
+        return .vstack {
+            if let poi { ViewElement.text(poi, role: .title) }
+            ViewElement.text(coordinates, role: .caption)
+            ViewElement.link("Open map", url: "https://www.openstreetmap.org/?mlat=\(latitude)&mlon=\(longitude)")
+        }
+    }
+}
+
+/// Sizes and durations in words, for the built-in views.
+enum MediaSize {
+    /// `3 s`, `2 min 5 s`.
+    static func duration(_ seconds: Int) -> String {
+        seconds < 60 ? "\(seconds) s" : "\(seconds / 60) min \(seconds % 60) s"
+    }
+
+    /// `812 B`, `50.8 KB`, `1.0 MB` (powers of 1024).
+    static func bytes(_ count: Int64) -> String {
+        if count < 1024 { return "\(count) B" }
+        let units = ["KB", "MB", "GB", "TB"]
+        var value = Double(count) / 1024
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return "\((value * 10).rounded() / 10) \(units[unit])"
+    }
+
+    /// Degrees with five decimals.
+    static func degrees(_ value: Double) -> String {
+        let scaled = (value * 100_000).rounded() / 100_000
+        return "\(scaled)"
+    }
+}

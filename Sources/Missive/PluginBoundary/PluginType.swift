@@ -374,4 +374,8 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
     package func rawPushContent() -> (status: Int32, bytes: [UInt8])? { type.pushContent(handle).map { ($0.status, $0.bytes) } }
     /// The status and pieces `searchable_words` gave, or `nil` when the type has no such function.
     package func rawSearchableWords() -> (status: Int32, pieces: [[UInt8]])? { type.searchableWords(handle).map { ($0.status, $0.pieces) } }
+    /// The status and bytes the `missive.view.v1` view function gave (for a failure, the output before the
+    /// reason mark, the mark's place and the reason all run together), or `nil` when the type offers no usable
+    /// view extension.
+    package func rawView() -> (status: Int32, bytes: [UInt8])? { type.view(handle).map { ($0.status, $0.bytes) } }
 }

@@ -46,6 +46,7 @@ extension PluginContent {
             case "digest": _ = try checkedDigest()
             case "push_content": _ = try checkedPushContent()
             case "searchable_words": _ = try checkedSearchableWords()
+            case "view": _ = try checkedView()
             default: break
             }
         } catch {

@@ -100,7 +100,8 @@ enum ResourceChecks {
         },
     ]
 
-    private static func milliseconds(_ duration: Duration) -> Double {
+    /// A duration in milliseconds.
+    static func milliseconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
     }
 
@@ -165,7 +166,7 @@ enum ResourceChecks {
     }
 
     /// Runs `body` on `count` threads that start together.
-    private static func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    static func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
         let start = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
         for index in 0..<count {

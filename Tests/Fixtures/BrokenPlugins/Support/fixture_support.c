@@ -130,5 +130,28 @@ int32_t fixture_digest(void *context, const missive_message *message, const miss
     return MISSIVE_OK;
 }
 
+const void *fixture_view_extension(const missive_view_v1 *view, const char *extension_id) {
+    return extension_id != NULL && strcmp(extension_id, MISSIVE_VIEW_EXTENSION) == 0 ? view : NULL;
+}
+
+int32_t fixture_write_view(const missive_sink *out, const char *text) {
+    missive_view_writer w;
+    missive_view_begin(&w, out);
+    missive_view_stack_begin(&w, "vertical", 0);
+    missive_view_text(&w, "Fixture", "title", NULL, 0);
+    missive_view_text(&w, text, "body", NULL, 0);
+    missive_view_stack_end(&w);
+    return missive_view_end(&w);
+}
+
+int fixture_contains(const missive_message *message, const char *text) {
+    const echo *value = (const echo *)message;
+    size_t length = strlen(text);
+    for (size_t at = 0; length <= value->length && at <= value->length - length; at++) {
+        if (memcmp(value->bytes + at, text, length) == 0) return 1;
+    }
+    return 0;
+}
+
 static const char example[] = "{\"fixture\":true}";
 const missive_bytes fixture_examples[1] = {{(const uint8_t *)example, sizeof example - 1}};

@@ -22,6 +22,17 @@ int32_t fixture_keep(const uint8_t *content, size_t length, missive_message **ou
 int32_t fixture_encode(void *context, const missive_message *message, const missive_sink *out);
 int32_t fixture_digest(void *context, const missive_message *message, const missive_sink *out);
 
+/* The get_extension of a type whose missive.view.v1 extension is `view`: `view` for MISSIVE_VIEW_EXTENSION,
+ * NULL for any other id. */
+const void *fixture_view_extension(const missive_view_v1 *view, const char *extension_id);
+
+/* Writes a valid view with the header's helpers, a vertical stack of the title "Fixture" and `text` as body
+ * text, and returns what missive_view_end returns. */
+int32_t fixture_write_view(const missive_sink *out, const char *text);
+
+/* Whether an echo handle's content holds `text`. */
+int fixture_contains(const missive_message *message, const char *text);
+
 /* One example content: {"fixture":true}. */
 extern const missive_bytes fixture_examples[1];
 

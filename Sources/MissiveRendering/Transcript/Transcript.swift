@@ -1,0 +1,204 @@
+import Foundation
+import Missive
+
+/// Days and times of a transcript, in one time zone (UTC unless told otherwise), spelled the same way
+/// on every machine: `Thursday, 1 January 2026` and `09:05`.
+public struct TranscriptClock: Sendable {
+    /// A calendar day.
+    public struct Day: Hashable, Sendable {
+        public let year: Int
+        public let month: Int
+        public let day: Int
+    }
+
+    /// The time zone.
+    public let timeZone: TimeZone
+    private let calendar: Calendar
+
+    /// A clock in `timeZone`.
+    public init(timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
+        self.timeZone = timeZone
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        self.calendar = calendar
+    }
+
+    private func components(_ milliseconds: Int64) -> DateComponents {
+        calendar.dateComponents([.year, .month, .day, .weekday, .hour, .minute], from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+
+    /// The calendar day of a time in milliseconds since the epoch.
+    public func day(of milliseconds: Int64) -> Day {
+        let parts = components(milliseconds)
+        return Day(year: parts.year ?? 0, month: parts.month ?? 0, day: parts.day ?? 0)
+    }
+
+    /// `Thursday, 1 January 2026`.
+    public func dayTitle(of milliseconds: Int64) -> String {
+        let parts = components(milliseconds)
+        let weekday = Self.weekdays[((parts.weekday ?? 1) - 1) % 7]
+        let month = Self.months[((parts.month ?? 1) - 1) % 12]
+        return "\(weekday), \(parts.day ?? 0) \(month) \(parts.year ?? 0)"
+    }
+
+    /// `09:05`, on a 24-hour clock.
+    public func time(of milliseconds: Int64) -> String {
+        let parts = components(milliseconds)
+        func two(_ value: Int?) -> String { let value = value ?? 0; return value < 10 ? "0\(value)" : "\(value)" }
+        return "\(two(parts.hour)):\(two(parts.minute))"
+    }
+
+    private static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    private static let months = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
+    ]
+}
+
+/// The preview of a replied-to message, drawn above the reply. It shows one level only: the parent's own
+/// quote is never shown.
+public enum QuotedPreview: Sendable, Hashable {
+    /// The parent is in the transcript: its author, its digest and, for media, its media reference.
+    case found(author: String, text: String, media: MediaReference?)
+    /// The parent is not in the transcript.
+    case notFound(parentID: String)
+
+    /// What renderers write for a parent that is not found.
+    public static let notFoundText = "Original message not found"
+}
+
+/// What an unknown or refused message shows instead of its content.
+public struct UnsupportedCard: Sendable, Hashable {
+    /// The sender's fallback text, or `[Unsupported message]`.
+    public let title: String
+    /// The type's name, as sent.
+    public let objectName: String
+    /// The registered type that refused the content, when one did.
+    public let refusedBy: String?
+    /// Why the message could not be shown.
+    public let reason: String
+    /// Whether no type is registered for it at all (rather than a container value or a refusal).
+    public let isNotInstalled: Bool
+
+    /// What a card without the sender's fallback text says.
+    public static let defaultTitle = "[Unsupported message]"
+
+    /// The card of an unknown message: every string cleaned.
+    public init(_ unknown: UnknownMessage) {
+        let fallback = unknown.fallbackText.map(TextHygiene.digest) ?? ""
+        self.title = fallback.contains(where: { $0 != " " }) ? fallback : Self.defaultTitle
+        self.objectName = TextHygiene.line(unknown.objectName)
+        self.refusedBy = unknown.refusingType.map(TextHygiene.line)
+        self.reason = TextHygiene.digest(unknown.reason.description)
+        if case .notRegistered = unknown.reason { self.isNotInstalled = true } else { self.isNotInstalled = false }
+    }
+
+    /// The line that says why: `demo:poll refused this content: …`, `type acme:order is not installed`, or
+    /// for a container value no type registers, the reason (`no type is registered in MS:Custom under …`).
+    public var detail: String {
+        if let refusedBy { return "\(refusedBy) refused this content: \(reason)" }
+        return isNotInstalled ? "type \(objectName) is not installed" : reason
+    }
+}
+
+/// One drawn message: its content, the options resolved for it and its decorations.
+public struct TranscriptMessage: Sendable {
+    /// What the bubble holds.
+    public enum Body: Sendable {
+        /// The view of known content (described by its type, or the default view).
+        case view(ViewElement)
+        /// The card of unknown or refused content.
+        case unsupported(UnsupportedCard)
+    }
+
+    /// The message.
+    public let message: Message
+    /// Its layout options.
+    public let options: MessageLayoutOptions
+    /// The author's name, cleaned.
+    public let author: String
+    /// The time it was sent, as the clock spells it.
+    public let time: String
+    /// What the bubble holds.
+    public let body: Body
+    /// The quoted preview, for a reply.
+    public let quote: QuotedPreview?
+    /// How many messages of the transcript reply to it.
+    public let replyCount: Int
+}
+
+/// A conversation laid out for drawing: messages with their options and decorations, and date separators.
+///
+/// Building it is pure and done once; renderers only draw it. Status messages (persistence `status`, such as
+/// typing indicators) are not drawn.
+public struct Transcript: Sendable {
+    /// One row.
+    public enum Row: Sendable {
+        /// A date separator before the first message of a calendar day.
+        case dateSeparator(String)
+        /// A message.
+        case message(TranscriptMessage)
+    }
+
+    /// The rows, in order.
+    public let rows: [Row]
+    /// What the resolver was told.
+    public let context: TranscriptContext
+
+    /// Whether a message is drawn: every message but status ones.
+    public static func isDrawn(_ message: Message) -> Bool { message.persistence != .status }
+
+    /// Lays out `messages`, in the order given.
+    ///
+    /// - Parameters:
+    ///   - currentUserID: whose messages are flipped.
+    ///   - clock: the days and times, in a time zone (UTC by default).
+    ///   - resolver: the layout rules.
+    ///   - authorName: a display name for a sender id; the id itself by default. Cleaned before use.
+    public init(
+        messages: [Message], currentUserID: String? = nil, clock: TranscriptClock = TranscriptClock(),
+        resolver: any MessageLayoutResolving = DefaultLayoutResolver(), authorName: @Sendable (String) -> String = { $0 }
+    ) {
+        var byID: [String: Message] = [:]
+        var replyCounts: [String: Int] = [:]
+        for message in messages where Self.isDrawn(message) {
+            if byID[message.envelope.id] == nil { byID[message.envelope.id] = message }
+            if let parent = message.envelope.parentID { replyCounts[parent, default: 0] += 1 }
+        }
+        let context = TranscriptContext(currentUserID: currentUserID, clock: clock, replyCounts: replyCounts)
+        func name(_ sender: String) -> String {
+            let cleaned = TextHygiene.line(authorName(sender))
+            return cleaned.contains(where: { $0 != " " }) ? cleaned : TextHygiene.line(sender)
+        }
+        var rows: [Row] = []
+        var lastDay: TranscriptClock.Day?
+        for (index, message) in messages.enumerated() where Self.isDrawn(message) {
+            let day = clock.day(of: message.envelope.sentAt)
+            if day != lastDay {
+                rows.append(.dateSeparator(clock.dayTitle(of: message.envelope.sentAt)))
+                lastDay = day
+            }
+            let body: TranscriptMessage.Body
+            if let unknown = message.unknown {
+                body = .unsupported(UnsupportedCard(unknown))
+            } else {
+                body = .view(message.content.view ?? .text(message.digest))
+            }
+            var quote: QuotedPreview?
+            if let parentID = message.envelope.parentID {
+                if let parent = byID[parentID] {
+                    quote = .found(author: name(parent.envelope.senderID), text: parent.digest, media: parent.content.media)
+                } else {
+                    quote = .notFound(parentID: TextHygiene.line(parentID))
+                }
+            }
+            rows.append(
+                .message(
+                    TranscriptMessage(
+                        message: message, options: resolver.options(at: index, in: messages, context: context),
+                        author: name(message.envelope.senderID), time: clock.time(of: message.envelope.sentAt), body: body,
+                        quote: quote, replyCount: replyCounts[message.envelope.id] ?? 0)))
+        }
+        self.rows = rows
+        self.context = context
+    }
+}

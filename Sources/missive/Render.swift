@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import Missive
+import MissiveRendering
+
+extension MissiveCommand {
+    struct Render: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Render a conversation (JSON Lines of envelopes) for a terminal or as an HTML page.",
+            discussion: """
+                Decodes every envelope through the registered types, lays the conversation out (groups, date \
+                separators, quote replies, thread counters, unsupported cards) and draws it. Status messages, \
+                such as typing indicators, are not drawn. A malformed line is reported on standard error with \
+                its line number, the others are still drawn, and the exit code is 1.
+
+                Terminal output has ANSI colours only when standard output is a terminal and NO_COLOR is not set. \
+                HTML output is one self-contained page: inline CSS, no script, no external resources, and a \
+                strict Content-Security-Policy.
+                """)
+
+        /// The output formats of `render`.
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case terminal
+            case html
+        }
+
+        @Argument(help: "A file of envelopes, one per line, or - for standard input.")
+        var input: String = "-"
+
+        @Option(help: "terminal or html.")
+        var format: Format = .terminal
+
+        @Option(help: "The width in columns (terminal). Default: the terminal's width, else 80.")
+        var width: Int?
+
+        @Option(help: "The current user's id: their messages are drawn on the right.")
+        var me: String?
+
+        @Option(name: .customLong("time-zone"), help: "The time zone of dates and times, such as Europe/Paris (default UTC).")
+        var timeZone: String = "UTC"
+
+        @Option(help: "Write to this file instead of standard output.")
+        var output: String?
+
+        @OptionGroup var plugins: PluginOptions
+
+        @OptionGroup var logging: LoggingOptions
+
+        func validate() throws {
+            if let width, width < 20 || width > 1000 { throw ValidationError("--width must be from 20 to 1000, not \(width)") }
+            guard TimeZone(identifier: timeZone) != nil else {
+                throw ValidationError("--time-zone: '\(TextHygiene.line(timeZone))' is not a time zone; use an identifier such as UTC or Europe/Paris")
+            }
+        }
+
+        func run() throws {
+            let data = try InputFile.read(input)
+            let result = plugins.discover(logger: logging.logger())
+            var messages: [Message] = []
+            var failed = false
+            var lineNumber = 0
+            for var line in Array(data).split(separator: 0x0A, omittingEmptySubsequences: false) {
+                lineNumber += 1
+                if line.last == 0x0D { line = line.dropLast() }
+                guard line.contains(where: { ![0x20, 0x09].contains($0) }) else { continue }
+                do {
+                    messages.append(try result.registry.decode(line: line))
+                } catch {
+                    failed = true
+                    Console.error("\(input == "-" ? "<stdin>" : input): line \(lineNumber): [\(error.code)] \(error.message)")
+                }
+            }
+            let clock = TranscriptClock(timeZone: TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!)
+            let transcript = Transcript(messages: messages, currentUserID: me, clock: clock)
+            let toTerminal = output == nil
+            let text: String
+            switch format {
+            case .terminal:
+                let columns = width ?? (toTerminal ? Console.terminalColumns : nil) ?? 80
+                let colors = toTerminal && TerminalRenderer.colorsSuitStandardOutput()
+                text = TerminalRenderer(width: columns, colors: colors).render(transcript)
+            case .html:
+                text = ""  // HTML: pending
+            }
+            if let output {
+                guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8)) else {
+                    Console.error("\(output): cannot write")
+                    throw ExitCode(2)
+                }
+            } else {
+                Console.drawn(text)
+            }
+            if failed { throw ExitCode(1) }
+        }
+    }
+}
