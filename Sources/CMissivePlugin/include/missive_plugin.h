@@ -524,13 +524,12 @@ static inline void missive_view_image(missive_view_writer *w, const char *url, i
     missive_view_put_(w, "}", 1);
 }
 
-/* Opens a stack ("vertical" or "horizontal"); spacing is 0 to 8. Close it
- * with missive_view_stack_end. */
+/* Opens a stack ("vertical", "horizontal" or NULL for vertical); spacing is
+ * 0 to 8. Close it with missive_view_stack_end. */
 static inline void missive_view_stack_begin(missive_view_writer *w, const char *axis, uint32_t spacing) {
     if (w->depth >= 63) { if (w->error == NULL) w->error = "stacks nested deeper than 63"; return; }
     if (!missive_view_open_(w, "stack")) return;
-    missive_view_put_key_(w, "axis");
-    missive_view_put_string_(w, axis);
+    if (axis != NULL) { missive_view_put_key_(w, "axis"); missive_view_put_string_(w, axis); }
     missive_view_put_key_(w, "spacing");
     missive_view_put_uint_(w, spacing);
     missive_view_put_key_(w, "children");
@@ -626,8 +625,13 @@ static inline void missive_view_badge(missive_view_writer *w, const char *text, 
 }
 
 /* One element written out as JSON by the caller: for example one of a kind
- * newer than these helpers, with a "fallback" member for older hosts. */
+ * newer than these helpers, with a "fallback" member for older hosts. A NULL
+ * or empty element is a misuse, which missive_view_end reports. */
 static inline void missive_view_raw(missive_view_writer *w, const char *element_json) {
+    if (element_json == NULL || element_json[0] == 0) {
+        if (w->error == NULL) w->error = "missive_view_raw without an element";
+        return;
+    }
     if (w->depth > 0 && (w->in_facts >> w->depth & 1)) {
         if (w->error == NULL) w->error = "an element was written inside a fact list; only facts go there";
         return;

@@ -65,8 +65,9 @@ enum ViewChecks {
                     if drawnExamples == 0 { silent.append(type.objectName) }
                 }
                 if problems.isEmpty && !silent.isEmpty {
-                    return .warning("\(silent.joined(separator: ", ")) offer\(silent.count == 1 ? "s" : "") a view but return MISSIVE_ABSENT "
-                        + "for every example, so the view checks see no view; add an example that has one")
+                    let verbs = silent.count == 1 ? "offers a view but gives" : "offer a view but give"
+                    return .warning("\(silent.joined(separator: ", ")) \(verbs) MISSIVE_ABSENT for every example, so the view checks "
+                        + "see no view; add an example that has one")
                 }
                 return outcome(expected: "MISSIVE_OK with a readable document, or MISSIVE_ABSENT", problems: problems)
             }
@@ -98,7 +99,7 @@ enum ViewChecks {
                     for (example, content) in try type.decodedExamples() {
                         let first = ViewOutput(content), second = ViewOutput(content)
                         if first != second {
-                            problems.append("\(type.objectName) \(preview(example, limit: 40)): asked twice, the view was \(first) then \(second)")
+                            problems.append("\(type.objectName) \(preview(example, limit: 40)): asked twice, \(first.contrast(with: second, "the first time", "the second"))")
                             continue
                         }
                         guard case .success(let again) = type.decode(bytes: example) else {
@@ -107,7 +108,7 @@ enum ViewChecks {
                         }
                         let third = ViewOutput(again)
                         if third != first {
-                            problems.append("\(type.objectName) \(preview(example, limit: 40)): decoded again, the view was \(third) instead of \(first)")
+                            problems.append("\(type.objectName) \(preview(example, limit: 40)): \(first.contrast(with: third, "as first decoded", "decoded again"))")
                         }
                     }
                 }
@@ -132,7 +133,7 @@ enum ViewChecks {
                                 let seen = ViewOutput(content)
                                 if seen != expected {
                                     differences.withLock {
-                                        $0.note("thread \(thread): \(item.0.objectName) \(preview(item.1, limit: 40)) viewed as \(seen) instead of \(expected)")
+                                        $0.note(thread: thread, "\(item.0.objectName) \(preview(item.1, limit: 40)): \(expected.contrast(with: seen, "on one thread", "on this one"))")
                                     }
                                 }
                             }
@@ -140,7 +141,7 @@ enum ViewChecks {
                                 let seen = ViewOutput(content)
                                 if seen != expected {
                                     differences.withLock {
-                                        $0.note("thread \(thread): a shared \(item.0.objectName) handle viewed as \(seen) instead of \(expected)")
+                                        $0.note(thread: thread, "a shared \(item.0.objectName) handle: \(expected.contrast(with: seen, "on one thread", "on this one"))")
                                     }
                                 }
                             }
@@ -240,17 +241,29 @@ enum ViewChecks {
         var description: String {
             status == MISSIVE_OK ? preview(bytes, limit: 60) : "status \(status)" + (bytes.isEmpty ? "" : " with \(preview(bytes, limit: 60))")
         }
+
+        /// How `other` differs from this output, in words, naming this one `label` and the other `otherLabel`:
+        /// the statuses when they differ, else both documents from a little before the first byte that differs
+        /// (`the view had …"number 1\"}]}" the first time and …"number 2\"}]}" the second`).
+        func contrast(with other: ViewOutput, _ label: String, _ otherLabel: String) -> String {
+            guard status == other.status else { return "the view was \(self) \(label) and \(other) \(otherLabel)" }
+            let common = zip(bytes, other.bytes).prefix { $0 == $1 }.count
+            let start = max(0, common - 24)
+            func excerpt(_ bytes: [UInt8]) -> String { (start > 0 ? "…" : "") + preview(Array(bytes[start...]), limit: 60) }
+            return "the view had \(excerpt(bytes)) \(label) and \(excerpt(other.bytes)) \(otherLabel)"
+        }
     }
 
-    /// The differences threads saw: the first few in full, and how many in all.
+    /// The differences threads saw: the first one of each of a few threads in full, and how many in all.
     struct Differences: Sendable {
         private(set) var count = 0
         private(set) var first: [String] = []
+        private var threads: Set<Int> = []
 
-        /// Notes one difference.
-        mutating func note(_ difference: String) {
+        /// Notes one difference seen on `thread`.
+        mutating func note(thread: Int, _ difference: String) {
             count += 1
-            if first.count < 5 { first.append(difference) }
+            if first.count < 3, threads.insert(thread).inserted { first.append("thread \(thread): \(difference)") }
         }
 
         /// `passed`, or `failed` with the first differences and the count.

@@ -6,18 +6,22 @@ import PackageDescription
 ///
 /// They are a package of their own so that a development build of Missive never puts them beside the
 /// `missive` executable, where its default search path would find them. The tests build this package
-/// into `.build/fixtures` of the Missive checkout and load every library from there, through the real
-/// loader. `Support/include/missive_plugin.h` is a link to the one header in `Sources/CMissivePlugin`.
+/// into `fixtures` in the scratch folder of their own build (`.build/fixtures` of the Missive checkout by
+/// default) and load every library from there, through the real loader. `Support/include/missive_plugin.h` is a link to the one header in `Sources/CMissivePlugin`.
 let brokenPlugins = [
     "WrongABI", "NoEntry", "UnresolvedSymbol", "DuplicateNames", "ReservedPrefix", "MetadataMismatch",
     "CrashInDecode", "HangInDecode", "AbortOnLoad", "NoRoundTrip", "DigestNewline", "DigestInvalidUTF8",
     "LeakyRelease", "UnknownPersistence", "StatusPush", "AcceptsGarbage", "BadOutputs", "ExitInDecode", "FloodInDecode",
     "ForkInDecode", "RefusesUnknownMembers", "FailsWithReasons", "FutureMinor",
+    // The view extension (missive.view.v1): one fixture for each view check that can fail or warn.
+    "ViewBadStruct", "ViewStatus", "ViewFails", "ViewAlwaysAbsent", "ViewInvalid", "ViewNondeterministic",
+    "ViewThreadUnsafe", "ViewCrashesOnMutation", "ViewSlow",
 ]
 
-/// Valid plugins for what the samples do not show: a container with an integer key, and the C sample as
-/// released for ABI 1.0, built with the 1.0 header (`Legacy10/include`), which every later host must load.
-let validPlugins = ["IntegerContainer"]
+/// Valid plugins for what the samples do not show: a container with an integer key, a view with an element
+/// of a newer kind and its fallback, and (built below) the C sample as released for ABI 1.0, built with the
+/// 1.0 header (`Legacy10/include`), which every later host must load.
+let validPlugins = ["IntegerContainer", "ViewFallback"]
 
 /// Correct copies of the C sample, `SampleTypes/CRating/rating.c` (linked into each folder), built under
 /// another identity, for the tests of installing and of `--against`: an older version of the same plugin,

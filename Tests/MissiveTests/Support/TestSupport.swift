@@ -27,15 +27,26 @@ enum Fixtures {
     ///
     /// The fixtures are a package of their own (`Tests/Fixtures/BrokenPlugins`), so that they never land
     /// beside the `missive` executable, on its default search path. The first call builds that package into
-    /// `.build/fixtures`, once per test process.
+    /// `fixtures` in the scratch folder (`.build/fixtures` by default), once per test process.
     static func fixtureLibrary(_ name: String) throws -> String {
         "\(try fixtureBuildDirectory.get())/lib\(name).so"
     }
 
+    /// The scratch folder the fixture package is built in: `fixtures` inside the scratch folder of this
+    /// build (`.build/fixtures`, or `.build-checks/fixtures` after `swift test --scratch-path .build-checks`),
+    /// so that test runs from different scratch folders never wait for each other's fixture builds.
+    private static let fixtureScratch: String = {
+        let root = repositoryRoot + "/"
+        if buildDirectory.hasPrefix(root), let scratch = buildDirectory.dropFirst(root.count).split(separator: "/").first {
+            return root + scratch + "/fixtures"
+        }
+        return root + ".build/fixtures"
+    }()
+
     /// The folder the broken plugins are built into, or why building them failed.
     private static let fixtureBuildDirectory: Result<String, FixtureBuildError> = {
         let package = repositoryRoot + "/Tests/Fixtures/BrokenPlugins"
-        let scratch = repositoryRoot + "/.build/fixtures"
+        let scratch = fixtureScratch
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["swift", "build", "--package-path", package, "--scratch-path", scratch]
