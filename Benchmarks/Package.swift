@@ -15,6 +15,7 @@ let package = Package(
             name: "missive-bench",
             dependencies: [
                 .product(name: "Missive", package: "Missive"),
+                .product(name: "MissiveRendering", package: "Missive"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             exclude: [],

@@ -80,7 +80,7 @@ extension MissiveCommand {
                 let colors = toTerminal && TerminalRenderer.colorsSuitStandardOutput()
                 text = TerminalRenderer(width: columns, colors: colors).render(transcript)
             case .html:
-                text = ""  // HTML: pending
+                text = HTMLRenderer(title: "Missive: " + (input == "-" ? "standard input" : (input as NSString).lastPathComponent)).render(transcript)
             }
             if let output {
                 guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8)) else {

@@ -97,7 +97,10 @@ struct MissiveBench {
             print("")
         }
 
-        // 3. Memory.
+        // 3. Views: off the decode path, measured on their own.
+        Views.report(Views.measure(registry: discovery.registry, corpus: corpus, count: 10_000, runs: options.runs))
+
+        // 4. Memory.
         let memory = try runSelf(["memory-child", options.plugins, generated, String(options.messages)])
         print("## Memory (one process: \(Startup.pluginCount) generated plugins plus the samples, then \(options.messages) decodes)\n")
         print(memory)

@@ -25,4 +25,15 @@ struct OrderMessage: Codable, MessageContentView {
     var searchableWords: [String]? { [orderID] + items.map(\.sku) }
 }
 
+/// How hosts draw an order: a card with its number, one row per item, and the total.
+extension OrderMessage: MessageViewContent {
+    var view: ViewElement {
+        .vstack(spacing: 1) {
+            ViewElement.text("Order \(orderID)", role: .title)
+            ViewElement.facts(items.map { ViewFact($0.sku, "× \($0.qty)") })
+            ViewElement.text("Total: \(total.amount) \(total.currency)", emphasis: .strong)
+        }
+    }
+}
+
 #MissivePlugin(name: "AcmeMessages", version: "1.0.0", vendor: "Acme", types: [OrderMessage.self])

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Missive
+import MissiveRendering
 
 /// A message type of the host itself, compiled in: a line the app adds to a conversation.
 struct SystemNotice: MessageType, Codable {
@@ -31,9 +32,11 @@ struct ChatHost {
         let arguments = CommandLine.arguments.dropFirst()
         let input = try arguments.first.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
             ?? FileHandle.standardInput.readDataToEndOfFile()
+        var messages: [Message] = []
         for line in input.split(separator: UInt8(ascii: "\n")) {
             do {
                 let message = try registry.decode(line: line)
+                messages.append(message)
                 let outgoing = try message.reencoded()  // unknown content goes out byte for byte
                 print("\(message.envelope.id) \(message.content.objectName): \(message.digest)")
                 print("  persistence: \(message.persistence)")
@@ -43,5 +46,9 @@ struct ChatHost {
                 logger.error("skipped a malformed envelope: \(error)")
             }
         }
+
+        // The conversation as people see it, drawn for a terminal 72 columns wide: each type's own view,
+        // grouped by sender, with date separators, quote replies and cards for what the host cannot show.
+        print(TerminalRenderer(width: 72).render(Transcript(messages: messages)))
     }
 }
