@@ -157,18 +157,27 @@ extension MissiveCommand {
 /// piped and JSON output stay clean.
 final class Progress {
     private let label: String
+    private let unit: String
     private let enabled = isatty(STDERR_FILENO) == 1
     private var count = 0
 
-    init(label: String) {
+    /// A display of `label: COUNT UNIT`.
+    init(label: String, unit: String = "checks done") {
         self.label = label
+        self.unit = unit
     }
 
     /// Counts one step, showing its name.
     func step(_ name: String) {
         count += 1
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(TextHygiene.line("\(label): \(count) checks done, last \(name)"))".utf8))
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(TextHygiene.line("\(label): \(count) \(unit), last \(name)"))".utf8))
+    }
+
+    /// Shows a count reached, every `interval` steps.
+    func count(_ reached: Int, every interval: Int) {
+        guard enabled, reached % interval == 0 else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(TextHygiene.line("\(label): \(reached) \(unit)"))".utf8))
     }
 
     /// Clears the line.

@@ -59,8 +59,11 @@ extension MissiveCommand {
             var messages: [Message] = []
             var failed = false
             var lineNumber = 0
+            // A big conversation takes a while to decode: a count on standard error when it is a terminal.
+            let progress = Progress(label: "rendering \(input == "-" ? "standard input" : (input as NSString).lastPathComponent)", unit: "lines read")
             for var line in Array(data).split(separator: 0x0A, omittingEmptySubsequences: false) {
                 lineNumber += 1
+                progress.count(lineNumber, every: 5_000)
                 if line.last == 0x0D { line = line.dropLast() }
                 guard line.contains(where: { ![0x20, 0x09].contains($0) }) else { continue }
                 do {
@@ -70,6 +73,7 @@ extension MissiveCommand {
                     Console.error("\(input == "-" ? "<stdin>" : input): line \(lineNumber): [\(error.code)] \(error.message)")
                 }
             }
+            progress.finish()
             let clock = TranscriptClock(timeZone: TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!)
             let transcript = Transcript(messages: messages, currentUserID: me, clock: clock)
             let toTerminal = output == nil

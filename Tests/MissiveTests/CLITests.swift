@@ -157,6 +157,9 @@ import Testing
             try Fixtures.missive("decode", path),
             try Fixtures.missive("decode", path, "--format", "json"),
             try Fixtures.missive(["decode", "-"], input: hostile.map(\.text).joined(separator: "\n")),
+            try Fixtures.missive("render", path, "--me", "mallory"),
+            try Fixtures.missive("render", path, "--format", "html"),
+            try Fixtures.missive("render", path, "--width", "20"),
         ]
         // A check report quotes what plugins write: the fixture's digest has a line feed.
         runs.append(try Fixtures.missive("check", "--include", "^digest", try Fixtures.fixtureLibrary("BrokenDigestNewline")))
@@ -168,6 +171,10 @@ import Testing
         }
         #expect(runs[0].stdout.contains("digest:      Hi gnp.exe, see <script>alert(1)</script>"))
         #expect(runs[0].stdout.contains("digest:      line one line two blink"))
+        // The renderer draws the same cleaned text; HTML escapes it on top.
+        #expect(runs[3].stdout.contains("Hi gnp.exe, see <script>alert(1)</script>"))
+        #expect(runs[4].stdout.contains("Hi gnp.exe, see &lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(!runs[4].stdout.contains("<script"))
         // The JSON is still JSON, and says the same.
         for line in runs[1].stdout.split(separator: "\n") { _ = try Self.object(line) }
     }

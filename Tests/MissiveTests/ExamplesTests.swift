@@ -120,6 +120,10 @@ import Testing
         // Unknown content goes out as it came in.
         #expect(host.stdout.contains(#"m12 acme:receipt: [Unsupported message: acme:receipt]"#))
         #expect(host.stdout.contains(#"re-encoded:  {"receipt":  "R-77" ,"lines":[1, 2.50e1, -0.5]}"#))
+        // The conversation drawn: the installed plugin's order card, a thread counter, a card for what is unknown.
+        #expect(host.stdout.contains("│ Order A-1042"), "\(host.stdout)")
+        #expect(host.stdout.contains("↳ 2 replies"))
+        #expect(host.stdout.contains("type acme:receipt is not installed"))
         // The sample plugins in the build folder, and the one installed above.
         #expect(host.stderr.contains("ready: \(Fixtures.samplePlugins.count + 1) plugins loaded, 0 deferred, 0 refused"), "\(host.stderr)")
     }
