@@ -160,6 +160,7 @@ final class Progress {
     private let unit: String
     private let enabled = isatty(STDERR_FILENO) == 1
     private var count = 0
+    private var shown = false
 
     /// A display of `label: COUNT UNIT`.
     init(label: String, unit: String = "checks done") {
@@ -171,18 +172,21 @@ final class Progress {
     func step(_ name: String) {
         count += 1
         guard enabled else { return }
+        shown = true
         FileHandle.standardError.write(Data("\r\u{1B}[K\(TextHygiene.line("\(label): \(count) \(unit), last \(name)"))".utf8))
     }
 
     /// Shows a count reached, every `interval` steps.
     func count(_ reached: Int, every interval: Int) {
         guard enabled, reached % interval == 0 else { return }
+        shown = true
         FileHandle.standardError.write(Data("\r\u{1B}[K\(TextHygiene.line("\(label): \(reached) \(unit)"))".utf8))
     }
 
-    /// Clears the line.
+    /// Clears the line, if anything was shown on it.
     func finish() {
-        guard enabled else { return }
+        guard enabled, shown else { return }
+        shown = false
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }

@@ -116,3 +116,31 @@ enum InputFile {
         return contents
     }
 }
+
+/// The `--output` of `render`: written in place, so that an existing file keeps its mode and owner and a
+/// symbolic link is written through, as a shell's `>` does.
+enum OutputFile {
+    /// Writes `text` to `path`; the reason it could not, or `nil`. Refuses to write over `input` (the same
+    /// file, by device and inode), which would lose the conversation.
+    static func write(_ text: String, to path: String, notOver input: String?) -> String? {
+        var target = stat()
+        var source = stat()
+        if let input, stat(path, &target) == 0, stat(input, &source) == 0, target.st_dev == source.st_dev, target.st_ino == source.st_ino {
+            return "it is the input file"
+        }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return String(cString: strerror(errno))
+            }
+            offset += written
+        }
+        return nil
+    }
+}

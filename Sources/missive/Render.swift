@@ -30,7 +30,7 @@ extension MissiveCommand {
         @Option(help: "terminal or html.")
         var format: Format = .terminal
 
-        @Option(help: "The width in columns (terminal). Default: the terminal's width, else 80.")
+        @Option(help: "The width in columns (terminal), from 20 to 1000. Default: the terminal's width, else 80.")
         var width: Int?
 
         @Option(help: "The current user's id: their messages are drawn on the right.")
@@ -80,15 +80,15 @@ extension MissiveCommand {
             let text: String
             switch format {
             case .terminal:
-                let columns = width ?? (toTerminal ? Console.terminalColumns : nil) ?? 80
+                let columns = width ?? (toTerminal ? Console.terminalColumns.map { min(max($0, 20), 1000) } : nil) ?? 80
                 let colors = toTerminal && TerminalRenderer.colorsSuitStandardOutput()
                 text = TerminalRenderer(width: columns, colors: colors).render(transcript)
             case .html:
                 text = HTMLRenderer(title: "Missive: " + (input == "-" ? "standard input" : (input as NSString).lastPathComponent)).render(transcript)
             }
             if let output {
-                guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8)) else {
-                    Console.error("\(output): cannot write")
+                if let problem = OutputFile.write(text, to: output, notOver: input == "-" ? nil : input) {
+                    Console.error("\(output): cannot write: \(problem)")
                     throw ExitCode(2)
                 }
             } else {

@@ -179,6 +179,27 @@ import Testing
         for line in runs[1].stdout.split(separator: "\n") { _ = try Self.object(line) }
     }
 
+    @Test func renderWritesItsOutputInPlaceAndNeverOverItsInput() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let input = folder + "/chat.jsonl"
+        try FileManager.default.copyItem(atPath: Fixtures.repositoryRoot + "/SampleData/conversation.jsonl", toPath: input)
+        // Over the input: refused, and the conversation is intact.
+        let over = try Fixtures.missive("render", input, "--output", input)
+        #expect(over.status == 2 && over.stderr.contains("cannot write: it is the input file"), "\(over.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == Data(contentsOf: URL(fileURLWithPath: Fixtures.repositoryRoot + "/SampleData/conversation.jsonl")))
+        // An existing private file keeps its mode, and a link is written through.
+        let page = folder + "/page.html"
+        _ = FileManager.default.createFile(atPath: page, contents: Data("old".utf8), attributes: [.posixPermissions: 0o600])
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link.html", withDestinationPath: page)
+        let written = try Fixtures.missive("render", input, "--format", "html", "--output", folder + "/link.html")
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try String(contentsOfFile: page, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
+        #expect((try FileManager.default.attributesOfItem(atPath: page)[.posixPermissions] as? Int) == 0o600)
+        // A folder that does not exist: the system's reason.
+        let missing = try Fixtures.missive("render", input, "--output", folder + "/no/such/folder/page.html")
+        #expect(missing.status == 2 && missing.stderr.contains("No such file or directory"), "\(missing.stderr)")
+    }
+
     @Test func inspectReadsMetadataAndRefusesNonPlugins() throws {
         let run = try Fixtures.missive("inspect", Fixtures.library("DemoMedia"), "--format", "json")
         #expect(run.status == 0)

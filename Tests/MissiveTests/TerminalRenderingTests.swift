@@ -146,6 +146,26 @@ import Testing
         #expect(options.allSatisfy { $0.contains(.bubble) })
     }
 
+    @Test func messagesAreDrawnInTheOrderSentAndEachIdOnce() {
+        let registry = MessageRegistry.Builder().build()
+        let base: Int64 = 1_767_225_600
+        let messages = [
+            Self.envelope("late", from: "ann", at: base + 86_400),
+            Self.envelope("early", from: "bob", at: base),
+            Self.envelope("same-a", from: "bob", at: base + 10),
+            Self.envelope("same-b", from: "ann", at: base + 10),
+            Self.envelope("early", from: "bob", at: base),  // received twice
+        ].map(registry.decode)
+        let transcript = Transcript(messages: messages)
+        let order = transcript.rows.compactMap { row -> String? in
+            if case .message(let item) = row { return item.message.envelope.id }
+            return nil
+        }
+        #expect(order == ["early", "same-a", "same-b", "late"])
+        #expect(transcript.rows.filter { if case .dateSeparator = $0 { true } else { false } }.count == 2)
+        #expect(TerminalRenderer(width: 40).render(Transcript(messages: [])) == TerminalRenderer.emptyText + "\n")
+    }
+
     @Test func dateSeparatorsFollowTheTimeZoneAndBreakGroups() throws {
         let registry = MessageRegistry.Builder().build()
         // 23:59:40 and 00:00:10 UTC: one day in Tokyo (08:59 and 09:00), two in UTC.

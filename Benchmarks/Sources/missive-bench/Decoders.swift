@@ -33,7 +33,9 @@ struct NativeDecoder: BenchDecoder {
 
     func decode(_ line: Corpus.Line) -> Int {
         guard let envelope = try? decoder.decode(NativeEnvelope.self, from: Data(line.missive)) else { return -1 }
-        let (digest, words) = envelope.content?.view ?? (envelope.fallbackText ?? "[Unsupported message: \(envelope.objectName)]", [])
+        // Unknown content shows the sender's fallback text, else names the type that refused it, else its own name.
+        let (digest, words) = envelope.content?.view
+            ?? (envelope.fallbackText ?? envelope.refusedBy.map { "[Invalid message: \($0)]" } ?? "[Unsupported message: \(envelope.objectName)]", [])
         return digest.utf8.count + words.count
     }
 }
@@ -42,6 +44,8 @@ struct NativeEnvelope: Decodable {
     let id: String, conversationID: String, senderID: String, sentAt: Int64, objectName: String
     let fallbackText: String?
     let content: NativeContent?
+    /// The type whose content failed to decode, when that is why there is no content.
+    let refusedBy: String?
 
     private enum Keys: String, CodingKey { case id, conversationID, senderID, sentAt, objectName, fallbackText, content }
     private struct Probe: Decodable { let businessID: String? }
@@ -68,10 +72,20 @@ struct NativeEnvelope: Decodable {
             case "MS:Location": content = .location(try container.decode(Location.self, forKey: .content))
             default: content = nil
             }
+            refusedBy = nil
         } catch is DecodingError {
-            content = nil  // malformed content: kept as unknown, as Missive does
+            // Malformed content: kept as unknown, as Missive does, naming the type that refused it.
+            content = nil
+            refusedBy = Self.typeNames[kind]
         }
     }
+
+    /// The objectName of the type each dispatch key reaches.
+    static let typeNames = [
+        "demo:link": "demo:link", "#text_link": "demo:link", "demo:poll": "demo:poll", "#poll": "demo:poll", "demo:typing": "demo:typing",
+        "demo:sticker": "demo:sticker", "#sticker": "demo:sticker", "demo:rating": "demo:rating", "#evaluation": "demo:rating",
+        "MS:Text": "MS:Text", "MS:Image": "MS:Image", "MS:Location": "MS:Location",
+    ]
 
     struct Link: Decodable { let text: String, link: String }
     struct Poll: Decodable { let question: String, options: [String] }

@@ -229,20 +229,21 @@ package struct JSONValueParser {
 
     private mutating func string() throws(JSONParseError) -> String {
         index += 1  // the opening quote
-        var scalars = String.UnicodeScalarView()
+        var result = ""
         var runStart = index
+        // Appends the bytes since the last escape, validated as UTF-8.
         func flush(_ parser: JSONValueParser, _ end: Int) throws(JSONParseError) {
             guard runStart < end else { return }
-            guard let run = parser.bytes[runStart..<end].withContiguousStorageIfAvailable({ String(validating: $0, as: UTF8.self) }) ?? nil
+            guard let run = parser.bytes.withUnsafeBufferPointer({ String(validating: UnsafeBufferPointer(rebasing: $0[runStart..<end]), as: UTF8.self) })
             else { throw JSONParseError(offset: runStart, message: "invalid UTF-8 in a string") }
-            scalars.append(contentsOf: run.unicodeScalars)
+            result += run
         }
         while true {
             guard let byte = current else { throw fail("unterminated string") }
             if byte == UInt8(ascii: "\"") {
                 try flush(self, index)
                 index += 1
-                return String(scalars)
+                return result
             }
             if byte < 0x20 { throw fail("control character in a string") }
             if byte != UInt8(ascii: "\\") {
@@ -254,14 +255,14 @@ package struct JSONValueParser {
             guard let escape = current else { throw fail("unterminated string") }
             index += 1
             switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{8}")
-            case UInt8(ascii: "f"): scalars.append("\u{C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "\""): result += "\""
+            case UInt8(ascii: "\\"): result += "\\"
+            case UInt8(ascii: "/"): result += "/"
+            case UInt8(ascii: "b"): result += "\u{8}"
+            case UInt8(ascii: "f"): result += "\u{C}"
+            case UInt8(ascii: "n"): result += "\n"
+            case UInt8(ascii: "r"): result += "\r"
+            case UInt8(ascii: "t"): result += "\t"
             case UInt8(ascii: "u"):
                 var value = try hex4()
                 if (0xD800...0xDBFF).contains(value), current == UInt8(ascii: "\\"), index + 1 < bytes.count,
@@ -277,7 +278,7 @@ package struct JSONValueParser {
                     }
                 }
                 // A lone surrogate reads as U+FFFD, as the header allows.
-                scalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
+                result.unicodeScalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
             default: throw fail("invalid escape")
             }
             runStart = index

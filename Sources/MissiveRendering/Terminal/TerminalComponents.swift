@@ -21,8 +21,9 @@ public struct TerminalComponents: Sendable {
     public var elements: [ViewElement.Kind: ElementDrawing]
     /// Frames a message's content (already drawn, quote included) as a bubble.
     public var bubble: @Sendable (_ content: TerminalBlock, _ options: MessageLayoutOptions) -> TerminalBlock
-    /// The avatar beside the last bubble of a group: exactly ``avatarColumns`` columns.
-    public var avatar: @Sendable (_ author: String) -> TerminalLine
+    /// The avatar beside the last bubble of a group, from the author's name and sender id: at most
+    /// ``avatarColumns`` columns.
+    public var avatar: @Sendable (_ author: String, _ senderID: String) -> TerminalLine
     /// The width of the avatar column.
     public var avatarColumns: Int
     /// The author's name above the first bubble of a group.
@@ -54,11 +55,11 @@ public struct TerminalComponents: Sendable {
             lines.append(TerminalLine("╰" + String(repeating: "─", count: inner + 2) + "╯", style: style))
             return TerminalBlock(lines)
         },
-        avatar: { author in
+        avatar: { author, senderID in
+            // The first letter or digit: "(A)", or a wide one such as "(寿)" in all four columns.
             let initial = author.first(where: { $0.isLetter || $0.isNumber }).map { String($0).uppercased() } ?? "?"
-            let letter = TerminalWidth.of(initial) == 1 ? initial : "?"
-            return TerminalLine("(" + letter + ")", style: TerminalStyle(bold: true, color: StandardTerminalElements.color(for: author)))
-                .padded(to: 4)
+            let letter = TerminalWidth.of(initial) <= 2 && TerminalWidth.of(initial) >= 1 ? initial : "?"
+            return TerminalLine("(" + letter + ")", style: TerminalStyle(bold: true, color: StandardTerminalElements.color(for: senderID)))
         },
         avatarColumns: 4,
         author: { name, senderID in TerminalLine(name, style: TerminalStyle(bold: true, color: StandardTerminalElements.color(for: senderID))) },
@@ -99,7 +100,7 @@ public struct TerminalComponents: Sendable {
     public init(
         elements: [ViewElement.Kind: ElementDrawing],
         bubble: @escaping @Sendable (TerminalBlock, MessageLayoutOptions) -> TerminalBlock,
-        avatar: @escaping @Sendable (String) -> TerminalLine,
+        avatar: @escaping @Sendable (String, String) -> TerminalLine,
         avatarColumns: Int,
         author: @escaping @Sendable (String, String) -> TerminalLine,
         timestamp: @escaping @Sendable (String) -> TerminalLine,

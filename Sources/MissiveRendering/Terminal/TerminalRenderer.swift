@@ -83,12 +83,17 @@ public struct TerminalRenderer: Sendable {
             return placed
         }
         var lines: [TerminalLine] = []
-        if options.contains(.authorName) { lines.append(place(components.author(item.author, item.message.envelope.senderID))) }
+        if options.contains(.authorName) {
+            // A long name is cut to the width, so that it never runs past the terminal's edge.
+            let author = components.author(item.author, item.message.envelope.senderID)
+            let room = width - (flipped ? 0 : gutter)
+            lines.append(place(author.columns <= room ? author : TerminalText.truncate(author.plainText, width: room, style: author.spans.first?.style ?? .plain)))
+        }
         for (index, line) in bubble.lines.enumerated() {
             if flipped {
                 lines.append(place(line.padded(to: bubble.columns)))
             } else if options.contains(.avatar) && index == bubble.lines.count - 1 {
-                var row = components.avatar(item.author).padded(to: components.avatarColumns)
+                var row = components.avatar(item.author, item.message.envelope.senderID).padded(to: components.avatarColumns)
                 row.append(line)
                 lines.append(row)
             } else {
@@ -119,11 +124,16 @@ public struct TerminalRenderer: Sendable {
         }
     }
 
-    /// The whole transcript, ending with a newline.
+    /// What an empty transcript draws.
+    public static let emptyText = "No messages"
+
+    /// The whole transcript, ending with a newline; ``emptyText`` when nothing is drawn.
     public func render(_ transcript: Transcript) -> String {
-        var out = ""
-        for block in blocks(for: transcript) where block.rows > 0 { out += text(block) + "\n" }
-        return out
+        var lines = blocks(for: transcript).flatMap(\.lines)
+        // The blank line after the last group is not needed.
+        while lines.last?.columns == 0 { lines.removeLast() }
+        guard !lines.isEmpty else { return Self.emptyText + "\n" }
+        return lines.map { $0.rendered(colors: colors) }.joined(separator: "\n") + "\n"
     }
 
     private func text(_ block: TerminalBlock) -> String {

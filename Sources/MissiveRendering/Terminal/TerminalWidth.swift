@@ -13,6 +13,8 @@
 public enum TerminalWidth {
     /// The columns `text` takes.
     public static func of(_ text: some StringProtocol) -> Int {
+        // Printable ASCII, the common case, takes one column a byte.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
         var total = 0
         for character in text { total += of(character) }
         return total

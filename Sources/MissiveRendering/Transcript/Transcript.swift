@@ -128,8 +128,9 @@ public struct TranscriptMessage: Sendable {
 
 /// A conversation laid out for drawing: messages with their options and decorations, and date separators.
 ///
-/// Building it is pure and done once; renderers only draw it. Status messages (persistence `status`, such as
-/// typing indicators) are not drawn.
+/// Building it is pure and done once; renderers only draw it. Messages are drawn in the order they were sent
+/// (`sentAt`; messages sent at the same time keep the order given), a message whose id came before is drawn
+/// once, and status messages (persistence `status`, such as typing indicators) are not drawn.
 public struct Transcript: Sendable {
     /// One row.
     public enum Row: Sendable {
@@ -147,7 +148,7 @@ public struct Transcript: Sendable {
     /// Whether a message is drawn: every message but status ones.
     public static func isDrawn(_ message: Message) -> Bool { message.persistence != .status }
 
-    /// Lays out `messages`, in the order given.
+    /// Lays out `messages`, in the order they were sent.
     ///
     /// - Parameters:
     ///   - currentUserID: whose messages are flipped.
@@ -158,10 +159,16 @@ public struct Transcript: Sendable {
         messages: [Message], currentUserID: String? = nil, clock: TranscriptClock = TranscriptClock(),
         resolver: any MessageLayoutResolving = DefaultLayoutResolver(), authorName: @Sendable (String) -> String = { $0 }
     ) {
+        // In the order sent, each id once: a message received twice (a retry, a resync) is drawn once.
+        var seen: Set<String> = []
+        let messages = messages.enumerated()
+            .sorted { $0.element.envelope.sentAt != $1.element.envelope.sentAt ? $0.element.envelope.sentAt < $1.element.envelope.sentAt : $0.offset < $1.offset }
+            .map(\.element)
+            .filter { seen.insert($0.envelope.id).inserted }
         var byID: [String: Message] = [:]
         var replyCounts: [String: Int] = [:]
         for message in messages where Self.isDrawn(message) {
-            if byID[message.envelope.id] == nil { byID[message.envelope.id] = message }
+            byID[message.envelope.id] = message
             if let parent = message.envelope.parentID { replyCounts[parent, default: 0] += 1 }
         }
         let context = TranscriptContext(currentUserID: currentUserID, clock: clock, replyCounts: replyCounts)
