@@ -89,7 +89,7 @@ extension PollMessage: MessageViewContent {
                         ViewElement.progress(
                             option, fraction: total == 0 ? 0 : Double(counts[index]) / Double(total),
                             detail: counts[index] == 1 ? "1 vote" : "\(counts[index]) votes")
-                        ViewElement.button("Vote", action: "vote", arguments: "[\(index)]")
+                        ViewElement.button("Vote", action: "vote", values: [.integer(Int64(index))])
                     }
                 }
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Missive
 import MissiveRendering
 
@@ -55,7 +56,8 @@ extension MissiveCommand {
 
         func run() throws {
             let data = try InputFile.read(input)
-            let result = plugins.discover(logger: logging.logger())
+            let logger = logging.logger()
+            let result = plugins.discover(logger: logger)
             var messages: [Message] = []
             var failed = false
             var lineNumber = 0
@@ -67,7 +69,9 @@ extension MissiveCommand {
                 if line.last == 0x0D { line = line.dropLast() }
                 guard line.contains(where: { ![0x20, 0x09].contains($0) }) else { continue }
                 do {
-                    messages.append(try result.registry.decode(line: line))
+                    let message = try result.registry.decode(line: line)
+                    Self.reportView(of: message, line: lineNumber, logger: logger)
+                    messages.append(message)
                 } catch {
                     failed = true
                     Console.error("\(input == "-" ? "<stdin>" : input): line \(lineNumber): [\(error.code)] \(error.message)")
@@ -95,6 +99,24 @@ extension MissiveCommand {
                 Console.drawn(text)
             }
             if failed { throw ExitCode(1) }
+        }
+
+        /// Tells the author why a plugin's view was not drawn as written: a view that fails or cannot be
+        /// read (the default view is drawn instead) is a warning; repairs the host made are told with `-v`.
+        static func reportView(of message: Message, line: Int, logger: Logger) {
+            guard let content = message.content as? PluginContent, message.persistence != .status else { return }
+            let what = "line \(line), \(message.envelope.id): \(content.objectName)'s view"
+            do {
+                guard let reading = try content.describedView() else { return }
+                if reading.element == nil {
+                    let reason = reading.violations.first?.description ?? "nothing is left once it is cleaned"
+                    logger.warning("\(what) cannot be used, so the default view is drawn: \(reason)")
+                } else if !reading.violations.isEmpty {
+                    logger.info("\(what) was repaired: \(reading.violations.map(\.description).joined(separator: "; "))")
+                }
+            } catch {
+                logger.warning("\(what) failed, so the default view is drawn: \(error.message)")
+            }
         }
     }
 }

@@ -209,6 +209,19 @@ public struct ViewButton: Sendable, Hashable {
     }
 }
 
+/// One argument of a button's action, for ``ViewElement/button(_:action:values:)``.
+public enum ViewArgument: Sendable, Hashable, ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral {
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case bool(Bool)
+    case null
+
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
 /// A badge element.
 public struct ViewBadge: Sendable, Hashable {
     /// The badge's colour family.
@@ -264,9 +277,25 @@ extension ViewElement {
         .progress(ViewProgress(label, fraction: fraction, detail: detail))
     }
 
-    /// A button element.
+    /// A button element, with its arguments as one JSON array written out (for example `"[2]"`).
     public static func button(_ title: String, action: String, arguments: String? = nil) -> ViewElement {
         .button(ViewButton(title, action: action, arguments: arguments))
+    }
+
+    /// A button element, with typed arguments: written as a JSON array, strings escaped.
+    public static func button(_ title: String, action: String, values: [ViewArgument]) -> ViewElement {
+        var json = "["
+        for (index, value) in values.enumerated() {
+            if index > 0 { json += "," }
+            switch value {
+            case .integer(let number): json += String(number)
+            case .number(let number): json += number.isFinite ? "\(number)" : "null"
+            case .string(let text): JSONValue.quote(text, into: &json)
+            case .bool(let flag): json += flag ? "true" : "false"
+            case .null: json += "null"
+            }
+        }
+        return .button(ViewButton(title, action: action, arguments: json + "]"))
     }
 
     /// A badge element.
