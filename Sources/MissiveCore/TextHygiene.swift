@@ -28,7 +28,8 @@ public enum TextHygiene {
     /// character boundary, ending with `…` when cut.
     public static func digest(_ text: String) -> String {
         let cleaned = line(text)
-        guard cleaned.unicodeScalars.count > maxDigestCodePoints else { return cleaned }
+        // A code point takes at least one byte: most digests are short enough not to need counting.
+        guard cleaned.utf8.count > maxDigestCodePoints, cleaned.unicodeScalars.count > maxDigestCodePoints else { return cleaned }
         var result = ""
         var count = 0
         for character in cleaned {
@@ -82,8 +83,9 @@ public enum TextHygiene {
     }
 
     private static func clean(_ text: String, keepingLineBreaks: Bool) -> String {
+        // Most text is clean: look before copying its code points.
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
         let scalars = Array(text.unicodeScalars)
-        guard scalars.contains(where: isUnsafe) else { return text }
         var out = String.UnicodeScalarView()
         var index = 0
         while index < scalars.count {
