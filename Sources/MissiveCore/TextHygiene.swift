@@ -27,14 +27,18 @@ public enum TextHygiene {
     /// A digest or push text: cleaned onto one line, and cut to ``maxDigestCodePoints`` code points on a
     /// character boundary, ending with `…` when cut.
     public static func digest(_ text: String) -> String {
-        let cleaned = line(text)
-        // A code point takes at least one byte: most digests are short enough not to need counting.
-        guard cleaned.utf8.count > maxDigestCodePoints, cleaned.unicodeScalars.count > maxDigestCodePoints else { return cleaned }
+        cut(line(text), toCodePoints: maxDigestCodePoints)
+    }
+
+    /// `text` cut to at most `limit` code points on a character boundary, ending with `…` when cut.
+    public static func cut(_ text: String, toCodePoints limit: Int) -> String {
+        // A code point takes at least one byte: most text is short enough not to need counting.
+        guard text.utf8.count > limit, text.unicodeScalars.count > limit else { return text }
         var result = ""
         var count = 0
-        for character in cleaned {
+        for character in text {
             let size = character.unicodeScalars.count
-            guard count + size <= maxDigestCodePoints - 1 else { break }
+            guard count + size <= limit - 1 else { break }
             result.append(character)
             count += size
         }

@@ -323,7 +323,7 @@ struct HTMLRenderingTests {
         try Data(page.utf8).write(to: URL(fileURLWithPath: file))
         let url = URL(fileURLWithPath: file).absoluteString
 
-        let dump = try await Chromium.run(chromium, ["--dump-dom", url], profile: folder + "/profile")
+        let dump = try Chromium.run(chromium, ["--dump-dom", url], profile: folder + "/profile")
         try #require(dump.status == 0 && !dump.timedOut, "chromium --dump-dom failed (\(dump.status)): \(dump.stderr.suffix(2000))")
         let dom = DOM.parse(dump.stdout)
         let all = dom.descendants
@@ -409,7 +409,7 @@ struct HTMLRenderingTests {
         try FileManager.default.createDirectory(atPath: screenshots, withIntermediateDirectories: true)
         let png = screenshots + "/conversation.png"
         try? FileManager.default.removeItem(atPath: png)
-        let shot = try await Chromium.run(chromium, ["--screenshot=\(png)", "--window-size=900,2400", url], profile: folder + "/profile")
+        let shot = try Chromium.run(chromium, ["--screenshot=\(png)", "--window-size=900,2400", url], profile: folder + "/profile")
         try #require(shot.status == 0 && !shot.timedOut, "chromium --screenshot failed (\(shot.status)): \(shot.stderr.suffix(2000))")
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: png)))
         #expect(bytes.count > 10_000)
@@ -477,7 +477,7 @@ struct HTMLRenderingTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let file = folder + "/probe.html"
         try Data(page.utf8).write(to: URL(fileURLWithPath: file))
-        let dump = try await Chromium.run(chromium, ["--dump-dom", URL(fileURLWithPath: file).absoluteString], profile: folder + "/profile")
+        let dump = try Chromium.run(chromium, ["--dump-dom", URL(fileURLWithPath: file).absoluteString], profile: folder + "/profile")
         try #require(dump.status == 0 && !dump.timedOut, "chromium --dump-dom failed (\(dump.status)): \(dump.stderr.suffix(2000))")
         let measured = Dictionary(
             DOM.parse(dump.stdout).descendants.compactMap { node -> (String, String)? in
@@ -583,57 +583,16 @@ enum Chromium {
         return nil
     }
 
-    /// What a run did.
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var timedOut: Bool
-    }
-
     /// Runs headless Chromium with `arguments` after the flags every run needs, stopping it after `timeout`.
-    static func run(_ chromium: String, _ arguments: [String], profile: String, timeout: Duration = .seconds(90)) async throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: chromium)
-        process.arguments =
-            [
-                // `--headless` is the new headless mode in current versions; `--no-sandbox` lets it run as root
-                // and in containers; the profile is a throwaway one.
-                "--headless", "--disable-gpu", "--no-sandbox", "--disable-dev-shm-usage", "--no-first-run",
-                "--no-default-browser-check", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
-                "--user-data-dir=\(profile)",
-            ] + arguments
-        let outputs = NSTemporaryDirectory() + "missive-chromium-" + UUID().uuidString
-        _ = FileManager.default.createFile(atPath: outputs + ".out", contents: nil)
-        _ = FileManager.default.createFile(atPath: outputs + ".err", contents: nil)
-        defer {
-            try? FileManager.default.removeItem(atPath: outputs + ".out")
-            try? FileManager.default.removeItem(atPath: outputs + ".err")
-        }
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outputs + ".out"))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: outputs + ".err"))
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        try out.close()
-        try err.close()
-        let deadline = ContinuousClock.now + timeout
-        var timedOut = false
-        while process.isRunning {
-            if ContinuousClock.now >= deadline {
-                timedOut = true
-                process.terminate()
-                break
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        process.waitUntilExit()
-        let stdout = FileManager.default.contents(atPath: outputs + ".out") ?? Data()
-        let stderr = FileManager.default.contents(atPath: outputs + ".err") ?? Data()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self),
-            timedOut: timedOut)
+    static func run(_ chromium: String, _ arguments: [String], profile: String, timeout: Duration = .seconds(90)) throws -> Fixtures.Run {
+        // `--headless` is the new headless mode in current versions; `--no-sandbox` lets it run as root
+        // and in containers; the profile is a throwaway one.
+        let flags = [
+            "--headless", "--disable-gpu", "--no-sandbox", "--disable-dev-shm-usage", "--no-first-run",
+            "--no-default-browser-check", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
+            "--user-data-dir=\(profile)",
+        ]
+        return try Fixtures.run(chromium, flags + arguments, timeout: timeout)
     }
 }
 

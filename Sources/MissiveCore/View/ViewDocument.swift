@@ -451,16 +451,9 @@ public struct ViewSanitizer {
     private mutating func block(_ text: String, path: String) -> String { cut(TextHygiene.block(text), path: path) }
 
     private mutating func cut(_ text: String, path: String) -> String {
-        guard text.unicodeScalars.count > limits.maxTextCodePoints else { return text }
-        note(path, "longer than \(limits.maxTextCodePoints) code points: cut")
-        var result = ""
-        var count = 0
-        for character in text {
-            count += character.unicodeScalars.count
-            if count > limits.maxTextCodePoints - 1 { break }
-            result.append(character)
-        }
-        return result + "…"
+        let cut = TextHygiene.cut(text, toCodePoints: limits.maxTextCodePoints)
+        if cut != text { note(path, "longer than \(limits.maxTextCodePoints) code points: cut") }
+        return cut
     }
 
     private mutating func size(_ value: Int?, path: String) -> Int? {

@@ -117,6 +117,8 @@ enum Fixtures {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// Whether the run was stopped at its time limit.
+        var timedOut = false
     }
 
     /// Runs the built `missive` executable, as a user would, without `MISSIVE_PLUGIN_PATH`.
@@ -135,10 +137,11 @@ enum Fixtures {
     }
 
     /// Runs a program and collects what it prints. The environment is this process's with `environment`
-    /// added, or with `inherit: false` exactly `environment`.
+    /// added, or with `inherit: false` exactly `environment`. With a `timeout`, a program still running then
+    /// is stopped, and the run says so.
     static func run(
         _ executable: String, _ arguments: [String], input: String? = nil, directory: String? = nil,
-        environment: [String: String] = [:], inherit: Bool = true
+        environment: [String: String] = [:], inherit: Bool = true, timeout: Duration? = nil
     ) throws -> Run {
         let process = Process()
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
@@ -164,10 +167,24 @@ enum Fixtures {
         try err.close()
         if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
         try inPipe.fileHandleForWriting.close()
+        var timedOut = false
+        if let timeout {
+            let deadline = ContinuousClock.now + timeout
+            while process.isRunning {
+                if ContinuousClock.now >= deadline {
+                    timedOut = true
+                    process.terminate()
+                    break
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
         process.waitUntilExit()
         let stdout = FileManager.default.contents(atPath: outputs + ".out") ?? Data()
         let stderr = FileManager.default.contents(atPath: outputs + ".err") ?? Data()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self),
+            timedOut: timedOut)
     }
 
     /// The files mapped into this process, from `/proc/self/maps`.
