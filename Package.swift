@@ -37,6 +37,8 @@ let package = Package(
     targets: [
         // The C ABI: one versioned header.
         .target(name: "CMissivePlugin"),
+        // libffi, from Debian's libffi-dev, for calling plugin actions by their signature.
+        .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
 
         // The protocols that built-in types and plugin types both conform to.
         .target(name: "MissiveCore", swiftSettings: strictSwift),
@@ -44,7 +46,7 @@ let package = Package(
         // The host library.
         .target(
             name: "Missive",
-            dependencies: ["MissiveCore", "CMissivePlugin", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MissiveCore", "CMissivePlugin", "CFFI", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),
 

@@ -6,3 +6,4 @@ _Static_assert(sizeof(void *) == 8, "Missive's ABI is defined for 64-bit targets
 
 // The macros' compile-time refusal of unsafe strings accepts ordinary text, including non-ASCII.
 MISSIVE_CHECK_TEXT_("Missive Samples — ünïcödé 链接")
+

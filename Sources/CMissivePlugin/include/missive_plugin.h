@@ -222,6 +222,14 @@ static inline int32_t missive_fail_with_reason(const missive_sink *sink, const c
     return MISSIVE_FAILED;
 }
 
+/* The same for an action that refuses its arguments (see "The actions extension"): marks, writes `reason`
+ * and returns MISSIVE_INVALID_CONTENT. */
+static inline int32_t missive_refuse_with_reason(const missive_sink *sink, const char *reason) {
+    sink->write(sink->context, NULL, 0);
+    missive_write_string(sink, reason);
+    return MISSIVE_INVALID_CONTENT;
+}
+
 /* A decoded message: an opaque, immutable, plugin-side value. */
 typedef struct missive_message missive_message;
 
@@ -321,7 +329,8 @@ typedef struct missive_container {
  * Extensions
  *
  * Features beyond the core (a rendered view, actions) are extensions: a
- * versioned struct the host asks for by id.
+ * versioned struct the host asks for by id. Missive's own are
+ * "missive.view.v1" (per type) and "missive.actions.v1" (per plugin).
  *   - Ids are spelled "missive.<name>.v<N>" for Missive's own (for example
  *     "missive.view.v1") and "<reverse-domain>.<name>.v<N>" for anyone else's,
  *     with <name> made of lowercase ASCII letters, digits and '_'.
@@ -654,6 +663,148 @@ static inline int32_t missive_view_end(missive_view_writer *w) {
 }
 
 /* ---------------------------------------------------------------------------
+ * The actions extension: "missive.actions.v1" (ABI 1.1)
+ *
+ * People act on messages (vote in a poll, open a link) and create them from
+ * a composer's "more" menu (a poll, a rating). A plugin declares these
+ * actions twice: in its metadata ("action" records, see "Metadata"), so a
+ * host can list them without running the plugin, and in this extension,
+ * returned by missive_plugin.get_plugin_extension(context,
+ * MISSIVE_ACTIONS_EXTENSION). The loader refuses an action whose two
+ * declarations disagree.
+ *
+ *   - A message action (kind MISSIVE_ACTION_MESSAGE) acts on a message of one
+ *     of the plugin's own types, object_name. It yields new content for that
+ *     message (MISSIVE_YIELDS_CONTENT) or a URL to open (MISSIVE_YIELDS_URL).
+ *     Its id is unique within its type ("vote").
+ *   - A composer action (kind MISSIVE_ACTION_COMPOSER) creates new content of
+ *     the type object_name. Its id is unique in the host, so namespace it
+ *     ("demo.poll.create"); the first plugin to declare an id keeps it.
+ *
+ * An action is a plain C function with native parameters, which the host
+ * calls through libffi by its signature, after checking and converting the
+ * caller's arguments (JSON values) against it. The signature is a string:
+ *
+ *   signature  = "int32" "(" [ parameter *( "," parameter ) ] ")"
+ *   parameter  = type name
+ *   type       = "int32" / "int64" / "double" / "bool" / "string"
+ *              / "message" / "sink"
+ *   name       = 1 to 32 of a-z 0-9 _, starting with a letter or _
+ *
+ * Spaces and tabs may separate tokens; names are unique in a signature. The
+ * types, as the function receives them:
+ *
+ *   int32    int32_t                  a JSON integer from -2^31 to 2^31-1
+ *   int64    int64_t                  a JSON integer from -2^63 to 2^63-1
+ *   double   double                   a finite JSON number
+ *   bool     bool (<stdbool.h>)       true or false
+ *   string   const char *             a JSON string: see below
+ *   message  const missive_message *  the message acted on (message actions)
+ *   sink     const missive_sink *     where the result goes
+ *
+ * A string arrives as a pointer to NUL-terminated, valid UTF-8 holding no
+ * NUL of its own, so strlen gives its length in bytes; it is never NULL (an
+ * empty string is ""), at most MISSIVE_ACTION_STRING_MAX bytes long, owned
+ * by the host and valid only during the call. The host refuses an argument
+ * that is not so (a JSON string holding \u0000, a lone surrogate, invalid
+ * UTF-8) before calling.
+ *
+ * A message action's signature has exactly one message and one sink; a
+ * composer action's has one sink and no message. Parameters may come in any
+ * order; at most MISSIVE_ACTION_MAX_VALUES are of the value types (int32 to
+ * string), and the caller gives those, in order. The function returns
+ * int32_t. A signature with a type outside this grammar, or that breaks these
+ * rules, refuses the action at load time, with the reason.
+ *
+ *   MISSIVE_EXPORT int32_t demo_poll_vote(const missive_message *poll,
+ *       int32_t option, const char *voter, const missive_sink *out);
+ *   signature "int32(message poll, int32 option, string voter, sink out)"
+ *
+ * The function is found through `function` or, when that is NULL, by
+ * dlsym of `symbol` (export it with MISSIVE_EXPORT); when both are set they
+ * must be the same function. It writes its result into the sink:
+ *   - content (message actions yielding content, and composer actions): one
+ *     JSON object, the whole content as the type's encode would write it.
+ *     The host decodes it with the type before accepting it; for a message
+ *     it then keeps the members of the received content that the type does
+ *     not know (see "Content"), and the message keeps its id and envelope.
+ *   - a URL: an http or https URL, at most 2048 bytes.
+ *
+ *   function returns   the host
+ *   MISSIVE_OK         takes the result
+ *   MISSIVE_INVALID_CONTENT
+ *                      refuses the arguments: valid C values that make no
+ *                      sense for this message (option 7 of a 3-option
+ *                      poll); the reason follows the mark
+ *   MISSIVE_FAILED     reports the failure; the reason follows the mark
+ *   anything else counts as MISSIVE_FAILED.
+ *
+ * Actions follow the threading rules of a type's functions: any thread, at
+ * the same time, on the same handle, which they must not change (they write
+ * new content instead). Their result depends only on the message and the
+ * arguments: the host gives new messages their id, sender and time.
+ *
+ * `examples` holds arguments the conformance suite calls the action with: a
+ * JSON array of argument arrays, such as "[[0,\"alice\"],[2,\"bob\"]]"
+ * (NULL: none). Each must fit the signature; a message action is run with
+ * each of them on each example of its type. An action without value
+ * parameters runs with [] when it declares none.
+ * ------------------------------------------------------------------------- */
+
+#define MISSIVE_ACTIONS_EXTENSION "missive.actions.v1"
+
+/* missive_action.kind */
+#define MISSIVE_ACTION_MESSAGE 0
+#define MISSIVE_ACTION_COMPOSER 1
+
+/* missive_action.yields, for message actions (composer actions yield content). */
+#define MISSIVE_YIELDS_CONTENT 0
+#define MISSIVE_YIELDS_URL 1
+
+/* The longest string argument, in bytes, and the most value parameters. */
+#define MISSIVE_ACTION_STRING_MAX 1048576
+#define MISSIVE_ACTION_MAX_VALUES 16
+
+/* Any action function, whatever its signature; the host casts it back. */
+typedef void (*missive_action_function)(void);
+
+typedef struct missive_action {
+    /* sizeof(missive_action) as the plugin was compiled. */
+    uint32_t struct_size;
+    /* MISSIVE_ACTION_MESSAGE or MISSIVE_ACTION_COMPOSER. */
+    uint32_t kind;
+    /* 1 to 64 of A-Z a-z 0-9 . _ - */
+    const char *id;
+    /* The type acted on (message) or created (composer). */
+    const char *object_name;
+    /* What a menu or button shows: one line, 1 to 64 code points (text rules). */
+    const char *title;
+    /* An icon name from the host's set, 1 to 64 of A-Z a-z 0-9 . _ -; hosts
+     * that lack it show a generic icon. */
+    const char *icon;
+    /* Higher comes first, then by title. */
+    int32_t priority;
+    /* MISSIVE_YIELDS_CONTENT or MISSIVE_YIELDS_URL (message actions; 0 for composer actions). */
+    uint32_t yields;
+    /* The C signature (see above). */
+    const char *signature;
+    /* The exported name of the function, or NULL when function is set. */
+    const char *symbol;
+    /* The function, or NULL to have the host look up symbol. */
+    missive_action_function function;
+    /* Example arguments for the conformance suite, or NULL. */
+    const char *examples;
+} missive_action;
+
+typedef struct missive_actions_v1 {
+    /* sizeof(missive_actions_v1) as the plugin was compiled. */
+    uint32_t struct_size;
+    uint32_t action_count;
+    /* The actions, as an array of pointers so that missive_action may grow. */
+    const missive_action *const *actions;
+} missive_actions_v1;
+
+/* ---------------------------------------------------------------------------
  * A message type
  * ------------------------------------------------------------------------- */
 
@@ -800,6 +951,12 @@ typedef const missive_plugin *(*missive_plugin_entry_fn)(const missive_host *hos
  *                           get_plugin_extension 80
  *                           (ABI 1.0: 56, ending after get_extension)
  *   missive_host        24: abi_version 0, struct_size 4, name 8, version 16
+ *   missive_view_v1     16: struct_size 0, view 8
+ *   missive_action      80: struct_size 0, kind 4, id 8, object_name 16,
+ *                           title 24, icon 32, priority 40, yields 44,
+ *                           signature 48, symbol 56, function 64,
+ *                           examples 72
+ *   missive_actions_v1  16: struct_size 0, action_count 4, actions 8
  * The assertions below keep this table true for every build of this header.
  * ------------------------------------------------------------------------- */
 
@@ -845,6 +1002,17 @@ MISSIVE_STATIC_ASSERT_(sizeof(missive_plugin) == 88 && offsetof(missive_plugin, 
 MISSIVE_STATIC_ASSERT_(sizeof(missive_host) == 24 && offsetof(missive_host, name) == 8
                            && offsetof(missive_host, version) == 16,
                        "missive_host layout");
+MISSIVE_STATIC_ASSERT_(sizeof(missive_view_v1) == 16 && offsetof(missive_view_v1, view) == 8, "missive_view_v1 layout");
+MISSIVE_STATIC_ASSERT_(sizeof(missive_action) == 80 && offsetof(missive_action, kind) == 4
+                           && offsetof(missive_action, id) == 8 && offsetof(missive_action, object_name) == 16
+                           && offsetof(missive_action, title) == 24 && offsetof(missive_action, icon) == 32
+                           && offsetof(missive_action, priority) == 40 && offsetof(missive_action, yields) == 44
+                           && offsetof(missive_action, signature) == 48 && offsetof(missive_action, symbol) == 56
+                           && offsetof(missive_action, function) == 64 && offsetof(missive_action, examples) == 72,
+                       "missive_action layout");
+MISSIVE_STATIC_ASSERT_(sizeof(missive_actions_v1) == 16 && offsetof(missive_actions_v1, action_count) == 4
+                           && offsetof(missive_actions_v1, actions) == 8,
+                       "missive_actions_v1 layout");
 #endif
 
 /* ---------------------------------------------------------------------------
@@ -857,8 +1025,20 @@ MISSIVE_STATIC_ASSERT_(sizeof(missive_host) == 24 && offsetof(missive_host, name
  *   {"record":"type","objectName":"...","businessID":"...","persistence":3,"flags":0}
  *   {"record":"type","objectName":"...","container":"m.room.message",
  *    "containerValue":"m.text","persistence":3,"flags":0}
- * Exactly one plugin record, one container record per declared container and
- * one type record per type. "businessID" (an MS:Custom value) and the
+ *   {"record":"action","kind":"message","objectName":"demo:poll","id":"vote",
+ *    "title":"Vote","icon":"checkmark","priority":10,"yields":"content",
+ *    "signature":"int32(message poll, int32 option, string voter, sink out)",
+ *    "symbol":"demo_poll_vote"}
+ *   {"record":"action","kind":"composer","objectName":"demo:rating",
+ *    "id":"demo.rating.create","title":"Rate","icon":"star","priority":40,
+ *    "signature":"int32(int32 score, string comment, sink out)",
+ *    "symbol":"rating_rate"}
+ * Exactly one plugin record, one container record per declared container,
+ * one type record per type and one action record per action (see "The
+ * actions extension"). An action record's "kind" is "message" or "composer"
+ * and its "yields" is "content" or "url" ("content" when left out; composer
+ * actions leave it out); "symbol" is left out for an action the extension
+ * gives only as a function pointer. Its examples are in the extension only. "businessID" (an MS:Custom value) and the
  * "container"/"containerValue" pair are left out when the type has none; a
  * type has at most one of the two. "keyKind" is "string" or "integer".
  * "abi" is the ABI major version and "abiMinor" the minor (0 when left out).
@@ -890,6 +1070,14 @@ MISSIVE_STATIC_ASSERT_(sizeof(missive_host) == 24 && offsetof(missive_host, name
  *   MISSIVE_METADATA_CONTAINER_INTEGER("call:signal", "businessID");
  *   MISSIVE_METADATA_TYPE_IN("call:invite", "call:signal", "1",
  *                            MISSIVE_PERSISTENCE_COUNTED, 0);
+ *   MISSIVE_METADATA_MESSAGE_ACTION("demo:poll", "vote", "Vote", "checkmark",
+ *       10, "content", "int32(message poll, int32 option, string voter, sink out)",
+ *       "demo_poll_vote");
+ *   MISSIVE_METADATA_COMPOSER_ACTION("demo.rating.create", "demo:rating",
+ *       "Rate", "star", 40, "int32(int32 score, string comment, sink out)",
+ *       "rating_rate");
+ * An action's priority is an integer literal; its yields is "content" or
+ * "url".
  * ------------------------------------------------------------------------- */
 
 #define MISSIVE_STRINGIFY_(x) #x
@@ -974,6 +1162,22 @@ MISSIVE_STATIC_ASSERT_(sizeof(missive_host) == 24 && offsetof(missive_host, name
                             "\",\"key\":\"" key "\",\"keyKind\":\"" kind "\"}")
 #define MISSIVE_METADATA_CONTAINER_STRING(object_name, key) MISSIVE_METADATA_CONTAINER_(object_name, key, "string")
 #define MISSIVE_METADATA_CONTAINER_INTEGER(object_name, key) MISSIVE_METADATA_CONTAINER_(object_name, key, "integer")
+
+#define MISSIVE_METADATA_MESSAGE_ACTION(object_name, id, title, icon, priority, yields, signature, symbol)      \
+    MISSIVE_CHECK_TEXT_(object_name) MISSIVE_CHECK_TEXT_(id) MISSIVE_CHECK_TEXT_(title) MISSIVE_CHECK_TEXT_(icon) \
+    MISSIVE_CHECK_TEXT_(yields) MISSIVE_CHECK_TEXT_(signature) MISSIVE_CHECK_TEXT_(symbol)                     \
+    MISSIVE_METADATA_RECORD("{\"record\":\"action\",\"kind\":\"message\",\"objectName\":\"" object_name    \
+                            "\",\"id\":\"" id "\",\"title\":\"" title "\",\"icon\":\"" icon                \
+                            "\",\"priority\":" MISSIVE_STRINGIFY(priority) ",\"yields\":\"" yields           \
+                            "\",\"signature\":\"" signature "\",\"symbol\":\"" symbol "\"}")
+
+#define MISSIVE_METADATA_COMPOSER_ACTION(id, object_name, title, icon, priority, signature, symbol)              \
+    MISSIVE_CHECK_TEXT_(id) MISSIVE_CHECK_TEXT_(object_name) MISSIVE_CHECK_TEXT_(title) MISSIVE_CHECK_TEXT_(icon) \
+    MISSIVE_CHECK_TEXT_(signature) MISSIVE_CHECK_TEXT_(symbol)                                                 \
+    MISSIVE_METADATA_RECORD("{\"record\":\"action\",\"kind\":\"composer\",\"objectName\":\"" object_name   \
+                            "\",\"id\":\"" id "\",\"title\":\"" title "\",\"icon\":\"" icon                \
+                            "\",\"priority\":" MISSIVE_STRINGIFY(priority)                                  \
+                            ",\"signature\":\"" signature "\",\"symbol\":\"" symbol "\"}")
 
 /* The entry every plugin exports: define it with this exact signature. */
 MISSIVE_EXPORT const missive_plugin *missive_plugin_entry_v1(const missive_host *host);

@@ -109,23 +109,38 @@ package enum JSONValue: Sendable, Hashable {
 }
 
 /// Why bytes are not one JSON value.
-package struct JSONParseError: Error, Sendable, CustomStringConvertible {
+public struct JSONParseError: Error, Sendable, CustomStringConvertible {
     /// The byte offset of the problem.
-    package let offset: Int
+    public let offset: Int
     /// What is wrong.
-    package let message: String
-    package var description: String { "\(message) at byte \(offset)" }
+    public let message: String
+    /// `message at byte offset`.
+    public var description: String { "\(message) at byte \(offset)" }
+
+    package init(offset: Int, message: String) {
+        self.offset = offset
+        self.message = message
+    }
 }
 
 /// A strict RFC 8259 parser: exactly one value, UTF-8, no trailing bytes, nesting limited.
 package struct JSONValueParser {
+    /// What a `\u` escape of a lone surrogate (one half of a UTF-16 pair) reads as.
+    package enum LoneSurrogates {
+        /// U+FFFD, as missive_plugin.h allows content decoders.
+        case replace
+        /// An error: for values that must be valid Unicode as given, such as action arguments.
+        case refuse
+    }
+
     private let bytes: [UInt8]
     private var index = 0
     private let maxDepth: Int
+    private let loneSurrogates: LoneSurrogates
 
     /// Parses `bytes` as one JSON value nested at most `maxDepth` deep.
-    package static func parse(_ bytes: [UInt8], maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
-        var parser = JSONValueParser(bytes: bytes, maxDepth: maxDepth)
+    package static func parse(_ bytes: [UInt8], maxDepth: Int = 64, loneSurrogates: LoneSurrogates = .replace) throws(JSONParseError) -> JSONValue {
+        var parser = JSONValueParser(bytes: bytes, maxDepth: maxDepth, loneSurrogates: loneSurrogates)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
@@ -133,9 +148,10 @@ package struct JSONValueParser {
         return value
     }
 
-    private init(bytes: [UInt8], maxDepth: Int) {
+    private init(bytes: [UInt8], maxDepth: Int, loneSurrogates: LoneSurrogates) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.loneSurrogates = loneSurrogates
     }
 
     private func fail(_ message: String) -> JSONParseError { JSONParseError(offset: index, message: message) }
@@ -277,8 +293,13 @@ package struct JSONValueParser {
                         index = save
                     }
                 }
-                // A lone surrogate reads as U+FFFD, as the header allows.
-                result.unicodeScalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
+                // A lone surrogate reads as U+FFFD, as the header allows, unless the caller refuses it.
+                guard let scalar = Unicode.Scalar(value) else {
+                    if loneSurrogates == .refuse { throw JSONParseError(offset: index - 6, message: "a \\u escape of a lone surrogate, which is not valid Unicode") }
+                    result.unicodeScalars.append("\u{FFFD}")
+                    break
+                }
+                result.unicodeScalars.append(scalar)
             default: throw fail("invalid escape")
             }
             runStart = index

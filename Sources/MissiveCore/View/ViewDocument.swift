@@ -350,10 +350,9 @@ public struct ViewSanitizer {
         }
     }
 
-    /// Whether an action id is 1 to 64 ASCII letters, digits, `.`, `_` and `-`.
+    /// Whether an action id is 1 to 64 ASCII letters, digits, `.`, `_` and `-` (``NameGrammar/actionIDProblem(_:)``).
     public static func isValidActionID(_ action: String) -> Bool {
-        (1...64).contains(action.utf8.count)
-            && action.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+        NameGrammar.actionIDProblem(action) == nil
     }
 
     private mutating func note(_ path: String, _ message: String) {
@@ -467,7 +466,7 @@ public struct ViewSanitizer {
 }
 
 extension UInt8 {
-    fileprivate var isASCIIAlphanumeric: Bool {
+    var isASCIIAlphanumeric: Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
     }

@@ -191,8 +191,9 @@ public struct ViewProgress: Sendable, Hashable {
     }
 }
 
-/// A button element. Its action is the id of an action the message's type declares; this version of
-/// Missive draws buttons but does not run actions.
+/// A button element. Its action is the id of a message action the message's type declares
+/// (`missive.actions.v1`); its arguments are the action's first arguments, and the host supplies the rest
+/// (a form, the current user's id) when it performs the action.
 public struct ViewButton: Sendable, Hashable {
     /// The title, on one line.
     public var title: String
@@ -209,18 +210,8 @@ public struct ViewButton: Sendable, Hashable {
     }
 }
 
-/// One argument of a button's action, for ``ViewElement/button(_:action:values:)``.
-public enum ViewArgument: Sendable, Hashable, ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral {
-    case integer(Int64)
-    case number(Double)
-    case string(String)
-    case bool(Bool)
-    case null
-
-    public init(integerLiteral value: Int64) { self = .integer(value) }
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-}
+/// One argument of a button's action, for ``ViewElement/button(_:action:values:)``: an ``ActionArgument``.
+public typealias ViewArgument = ActionArgument
 
 /// A badge element.
 public struct ViewBadge: Sendable, Hashable {
@@ -283,19 +274,8 @@ extension ViewElement {
     }
 
     /// A button element, with typed arguments: written as a JSON array, strings escaped.
-    public static func button(_ title: String, action: String, values: [ViewArgument]) -> ViewElement {
-        var json = "["
-        for (index, value) in values.enumerated() {
-            if index > 0 { json += "," }
-            switch value {
-            case .integer(let number): json += String(number)
-            case .number(let number): json += number.isFinite ? "\(number)" : "null"
-            case .string(let text): JSONValue.quote(text, into: &json)
-            case .bool(let flag): json += flag ? "true" : "false"
-            case .null: json += "null"
-            }
-        }
-        return .button(ViewButton(title, action: action, arguments: json + "]"))
+    public static func button(_ title: String, action: String, values: [ActionArgument]) -> ViewElement {
+        .button(ViewButton(title, action: action, arguments: ActionArgument.jsonArray(values)))
     }
 
     /// A badge element.
