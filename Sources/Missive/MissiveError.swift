@@ -1,8 +1,9 @@
 /// An error from Missive: what went wrong, and where.
 ///
 /// ``code`` says what kind of failure it is and can grow new values without breaking callers. ``file``
-/// names the plugin file and ``objectName`` the type when they are known, so that a host can report which
-/// plugin to blame and go on with every other one.
+/// names the plugin file, ``objectName`` the type, and ``action`` and ``parameter`` the action and its
+/// parameter when they are known, so that a host can report which plugin to blame and go on with every
+/// other one.
 public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure an error is. New codes may be added at any time; don't switch exhaustively.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -26,6 +27,10 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
             case malformedEnvelope = "malformed-envelope"
             case malformedContent = "malformed-content"
             case pluginFailure = "plugin-failure"
+            case invalidAction = "invalid-action"
+            case noSuchAction = "no-such-action"
+            case invalidArgument = "invalid-argument"
+            case invalidResult = "invalid-result"
         }
 
         private let base: Base
@@ -70,6 +75,17 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let malformedContent = Code(.malformedContent)
         /// A plugin function reported a failure.
         public static let pluginFailure = Code(.pluginFailure)
+        /// An action's declaration is refused: its signature breaks the grammar, its function cannot be found,
+        /// its fields break the rules, or its extension and metadata disagree. The plugin's other actions and
+        /// its types still load.
+        public static let invalidAction = Code(.invalidAction)
+        /// No such action is registered: for the message's type, or among the composer actions.
+        public static let noSuchAction = Code(.noSuchAction)
+        /// An argument does not fit the action's signature (count, JSON kind, range, UTF-8, a NUL in a
+        /// string), so the plugin was not called; or the plugin refused the arguments (`MISSIVE_INVALID_CONTENT`).
+        public static let invalidArgument = Code(.invalidArgument)
+        /// An action returned content its type refuses, or a URL that is not http or https.
+        public static let invalidResult = Code(.invalidResult)
 
         /// The stable, kebab-case spelling used in JSON output, for example `duplicate-name`.
         public var description: String { base.rawValue }
@@ -83,16 +99,23 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
     public var file: String?
     /// The objectName involved, if any.
     public var objectName: String?
+    /// The id of the action involved, if any.
+    public var action: String?
+    /// The name of the action's parameter involved, if any.
+    public var parameter: String?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, file: String? = nil, objectName: String? = nil) {
+    public init(_ code: Code, _ message: String, file: String? = nil, objectName: String? = nil, action: String? = nil, parameter: String? = nil) {
         self.code = code
         self.message = message
         self.file = file
         self.objectName = objectName
+        self.action = action
+        self.parameter = parameter
     }
 
-    /// `file: objectName: message`, leaving out what is unknown.
+    /// `file: objectName: message`, leaving out what is unknown. Messages about an action name the action
+    /// and the parameter themselves.
     public var description: String {
         var parts: [String] = []
         if let file { parts.append(file) }

@@ -18,7 +18,7 @@ final class DeferredPlugin: Sendable {
     let path: String
     let metadata: PluginMetadata
     private let logger: Logger?
-    private let loaded = Mutex<Result<[String: PluginType], MissiveError>?>(nil)
+    private let loaded = Mutex<Result<LoadedPlugin, MissiveError>?>(nil)
 
     init(path: String, metadata: PluginMetadata, logger: Logger?) {
         self.path = path
@@ -31,13 +31,11 @@ final class DeferredPlugin: Sendable {
         PluginInfo(name: metadata.name, version: metadata.version, vendor: metadata.vendor, abiVersion: metadata.abiVersion, path: path)
     }
 
-    /// The loaded type named `objectName`, loading the plugin if this is the first use.
-    func type(_ objectName: String) -> Result<PluginType, MissiveError> {
-        let types = loaded.withLock { state in
+    /// The plugin, loaded on first use (`objectName` names what it is loaded for, in the log).
+    private func plugin(for objectName: String) -> Result<LoadedPlugin, MissiveError> {
+        loaded.withLock { state in
             if let state { return state }
-            let result = Result { () throws(MissiveError) in
-                Dictionary(try PluginLoader.load(path, metadata: metadata, logger: logger).types.map { ($0.objectName, $0) }) { first, _ in first }
-            }
+            let result = Result { () throws(MissiveError) in try PluginLoader.load(path, metadata: metadata, logger: logger) }
             switch result {
             case .success:
                 logger?.info("loaded plugin on first use", metadata: ["missive.file": "\(path)", "missive.objectName": "\(objectName)"])
@@ -49,14 +47,34 @@ final class DeferredPlugin: Sendable {
             state = result
             return result
         }
-        switch types {
+    }
+
+    /// The loaded type named `objectName`, loading the plugin if this is the first use.
+    func type(_ objectName: String) -> Result<PluginType, MissiveError> {
+        switch plugin(for: objectName) {
         case .failure(let error):
             return .failure(MissiveError(error.code, "the plugin failed to load: \(error.message)", file: path, objectName: objectName))
-        case .success(let types):
-            guard let type = types[objectName] else {
+        case .success(let plugin):
+            guard let type = plugin.types.first(where: { $0.objectName == objectName }) else {
                 return .failure(MissiveError(.metadataMismatch, "the loaded plugin has no type \(objectName)", file: path, objectName: objectName))
             }
             return .success(type)
+        }
+    }
+
+    /// The loaded action that `declared` (read from the metadata) describes, loading the plugin if this is
+    /// the first use; the loader's reason when it refused the action.
+    func action(_ declared: MessageAction) -> Result<PluginAction, MissiveError> {
+        switch plugin(for: declared.objectName) {
+        case .failure(let error):
+            return .failure(MissiveError(error.code, "the plugin failed to load: \(error.message)", file: path, objectName: declared.objectName, action: declared.id))
+        case .success(let plugin):
+            if let action = plugin.pluginActions.first(where: { $0.info.kind == declared.kind && $0.info.id == declared.id && $0.info.objectName == declared.objectName }) {
+                return .success(action)
+            }
+            let refusal = plugin.actionRejections.first { $0.action == declared.id && ($0.objectName == nil || $0.objectName == declared.objectName) }
+            return .failure(MissiveError(refusal?.code ?? .metadataMismatch, refusal?.message ?? "the loaded plugin has no such action",
+                                         file: path, objectName: declared.objectName, action: declared.id))
         }
     }
 }

@@ -14,9 +14,16 @@ public struct LoadedPlugin: Sendable, CustomStringConvertible {
     public let containers: [MessageContainer]
     /// The validated types, in descriptor order.
     let types: [PluginType]
+    /// The actions that loaded, in extension order.
+    let pluginActions: [PluginAction]
+    /// The actions the loader refused (each naming the action and the reason); the plugin loaded without them.
+    public let actionRejections: [MissiveError]
 
     /// The objectNames of the plugin's types, in descriptor order.
     public var objectNames: [String] { types.map(\.objectName) }
+
+    /// The actions that loaded, in the order the plugin declares them.
+    public var actions: [MessageAction] { pluginActions.map(\.info) }
 
     /// `DemoMessages 1.0.0 by Missive Samples (ABI 1.0, Swift 6.3.1): demo:link, demo:poll from /path/libDemoMessages.so`.
     public var description: String {
@@ -38,6 +45,10 @@ package struct PluginProbe: Sendable {
     package let containers: [Result<MessageContainer, MissiveError>]
     /// Each type descriptor, callable, or the reason it cannot be called.
     package let types: [Result<PluginType, MissiveError>]
+    /// Each action of the `missive.actions.v1` extension, read but not judged, or the reason it cannot be read.
+    package let actions: [Result<ActionDescriptor, MissiveError>]
+    /// The library, for looking up the actions' symbols.
+    let library: DynamicLibrary
 
     /// The plugin's identity, with empty strings where the descriptor has none.
     package var info: PluginInfo {
@@ -89,7 +100,9 @@ public enum PluginLoader {
             types.append(type)
         }
         try checkAgreement(metadata: metadata, info: probe.info, containers: containers, types: types)
-        return LoadedPlugin(info: probe.info, metadata: metadata, containers: containers, types: types)
+        let (actions, actionRejections) = PluginActions.resolve(probe.actions, metadata: metadata, types: types, library: probe.library, info: probe.info)
+        return LoadedPlugin(info: probe.info, metadata: metadata, containers: containers, types: types, pluginActions: actions,
+                            actionRejections: actionRejections)
     }
 
     /// Refuses metadata that declares an ABI major version this host does not support or a minor newer
@@ -173,7 +186,7 @@ public enum PluginLoader {
         }
         let partial = PluginProbe(
             path: path, abiVersion: abiVersion, name: text(plugin.name), version: text(plugin.version), vendor: text(plugin.vendor),
-            containers: [], types: [])
+            containers: [], types: [], actions: [], library: library)
         var containers: [Result<MessageContainer, MissiveError>] = []
         for index in 0..<Int(plugin.container_count) {
             containers.append(Result { () throws(MissiveError) in try readContainer(plugin.containers[index], index: index, path: path) })
@@ -187,7 +200,7 @@ public enum PluginLoader {
         }
         return PluginProbe(
             path: path, abiVersion: abiVersion, name: partial.name, version: partial.version, vendor: partial.vendor, containers: containers,
-            types: types)
+            types: types, actions: PluginActions.read(plugin, path: path), library: library)
     }
 
     /// Reads one container descriptor: its size first, then its fields.

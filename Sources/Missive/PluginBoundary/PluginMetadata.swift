@@ -31,6 +31,40 @@ public struct PluginMetadata: Sendable, Hashable {
         public var persistence: Persistence? { Persistence(rawValue: persistenceValue) }
     }
 
+    /// One action the plugin declares (an `action` record; missive_plugin.h, "The actions extension").
+    ///
+    /// The record's members are read as written; the loader checks the signature and the names against
+    /// their grammars, and refuses an action that breaks them, or whose extension disagrees with this.
+    public struct ActionEntry: Sendable, Hashable {
+        /// A message action or a composer action.
+        public var kind: ActionKind
+        /// The type acted on (message) or created (composer).
+        public var objectName: String
+        /// The action's id.
+        public var id: String
+        /// What a menu or button shows.
+        public var title: String
+        /// The icon's name.
+        public var icon: String
+        /// Higher comes first.
+        public var priority: Int32
+        /// What a message action gives back; `.content` for composer actions.
+        public var yields: ActionYield
+        /// The C signature, as written.
+        public var signature: String
+        /// The exported name of the function, when the record gives one.
+        public var symbol: String?
+
+        /// Creates an entry.
+        public init(
+            kind: ActionKind, objectName: String, id: String, title: String, icon: String, priority: Int32, yields: ActionYield = .content,
+            signature: String, symbol: String? = nil
+        ) {
+            (self.kind, self.objectName, self.id, self.title, self.icon) = (kind, objectName, id, title, icon)
+            (self.priority, self.yields, self.signature, self.symbol) = (priority, yields, signature, symbol)
+        }
+    }
+
     /// The ELF section that holds the metadata.
     public static let sectionName = MISSIVE_METADATA_SECTION
 
@@ -52,6 +86,8 @@ public struct PluginMetadata: Sendable, Hashable {
     public var containers: [MessageContainer]
     /// The message types, in the order the section lists them.
     public var types: [TypeEntry]
+    /// The actions, in the order the section lists them.
+    public var actions: [ActionEntry]
 
     /// The ABI version as `major.minor`, for example `1.0`: the one spelling Missive shows everywhere.
     public var abiVersion: String { "\(abiMajor).\(abiMinor)" }
@@ -59,9 +95,10 @@ public struct PluginMetadata: Sendable, Hashable {
     /// Creates metadata.
     public init(
         name: String, version: String, vendor: String, abiMajor: Int, abiMinor: Int = 0, swiftVersion: String? = nil,
-        containers: [MessageContainer] = [], types: [TypeEntry]
+        containers: [MessageContainer] = [], types: [TypeEntry], actions: [ActionEntry] = []
     ) {
         self.containers = containers
+        self.actions = actions
         self.name = name
         self.version = version
         self.vendor = vendor
@@ -94,6 +131,7 @@ public struct PluginMetadata: Sendable, Hashable {
         var plugin: (name: String, version: String, vendor: String, abi: Int, abiMinor: Int, swift: String?)?
         var types: [TypeEntry] = []
         var containers: [MessageContainer] = []
+        var actions: [ActionEntry] = []
         for chunk in records(in: section) {
             let record = try Record(chunk)
             guard record.kind != nil else { throw MissiveError(.invalidMetadata, "a record has no string 'record' naming its kind") }
@@ -133,6 +171,8 @@ public struct PluginMetadata: Sendable, Hashable {
                     throw MissiveError(.invalidMetadata, "container \(objectName): 'keyKind' is not \"string\" or \"integer\"")
                 }
                 containers.append(MessageContainer(objectName: objectName, key: key, keyKind: kind))
+            case "action":
+                actions.append(try actionEntry(record))
             default:
                 // A record kind of a later version: ignored, as unknown members are.
                 continue
@@ -140,7 +180,32 @@ public struct PluginMetadata: Sendable, Hashable {
         }
         guard let plugin else { throw MissiveError(.invalidMetadata, "no plugin record") }
         return PluginMetadata(name: plugin.name, version: plugin.version, vendor: plugin.vendor, abiMajor: plugin.abi,
-                              abiMinor: plugin.abiMinor, swiftVersion: plugin.swift, containers: containers, types: types)
+                              abiMinor: plugin.abiMinor, swiftVersion: plugin.swift, containers: containers, types: types, actions: actions)
+    }
+
+    /// The entry of an `action` record, whose members must be present and of the right JSON kind.
+    private static func actionEntry(_ record: Record) throws(MissiveError) -> ActionEntry {
+        let id = try required(record.id, "id")
+        func invalid(_ problem: String) -> MissiveError { MissiveError(.invalidMetadata, "action \(id): \(problem)") }
+        guard let kind = record.actionKind.flatMap(ActionKind.init(rawValue:)) else { throw invalid("'kind' is not \"message\" or \"composer\"") }
+        var yields = ActionYield.content
+        if record.yieldsPresent {
+            guard let value = record.yields.flatMap(ActionYield.init(rawValue:)) else { throw invalid("'yields' is not \"content\" or \"url\"") }
+            guard kind == .message || value == .content else { throw invalid("a composer action yields content, not \(value.rawValue)") }
+            yields = value
+        }
+        guard let priority = record.priority.flatMap(Int32.init(exactly:)) else {
+            throw invalid("'priority' is not an integer from -2147483648 to 2147483647")
+        }
+        if record.symbolPresent && record.symbol?.isEmpty != false { throw invalid("'symbol' is not a non-empty string") }
+        do {
+            return ActionEntry(
+                kind: kind, objectName: try required(record.objectName, "objectName"), id: id, title: try required(record.title, "title"),
+                icon: try required(record.icon, "icon"), priority: priority, yields: yields, signature: try required(record.signature, "signature"),
+                symbol: record.symbol)
+        } catch {
+            throw invalid(error.message)
+        }
     }
 
     /// The members of one record, read with Missive's own scanner into typed fields: hosts read every
@@ -150,6 +215,10 @@ public struct PluginMetadata: Sendable, Hashable {
         var container: String?, containerValue: String?, key: String?, keyKind: String?
         var abi: Int64?, abiMinor: Int64?, persistence: Int64?, flags: Int64?
         var businessIDPresent = false, abiMinorPresent = false, swiftPresent = false, containerPresent = false, containerValuePresent = false
+        // Action records.
+        var actionKind: String?, id: String?, title: String?, icon: String?, yields: String?, signature: String?, symbol: String?
+        var priority: Int64?
+        var yieldsPresent = false, symbolPresent = false
 
         init(_ bytes: ArraySlice<UInt8>) throws(MissiveError) {
             let parsed = bytes.withUnsafeBufferPointer { buffer -> Result<Record, JSONSyntaxError> in
@@ -184,6 +253,18 @@ public struct PluginMetadata: Sendable, Hashable {
                         case "keyKind": record.keyKind = reader.stringValue(range)
                         case "persistence": record.persistence = reader.decodeInt64(range)
                         case "flags": record.flags = reader.decodeInt64(range)
+                        case "kind": record.actionKind = reader.stringValue(range)
+                        case "id": record.id = reader.stringValue(range)
+                        case "title": record.title = reader.stringValue(range)
+                        case "icon": record.icon = reader.stringValue(range)
+                        case "priority": record.priority = reader.decodeInt64(range)
+                        case "signature": record.signature = reader.stringValue(range)
+                        case "yields":
+                            record.yieldsPresent = true
+                            record.yields = reader.stringValue(range)
+                        case "symbol":
+                            record.symbolPresent = true
+                            record.symbol = reader.stringValue(range)
                         default: break
                         }
                     }

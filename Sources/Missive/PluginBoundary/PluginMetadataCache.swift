@@ -29,11 +29,14 @@ struct FileIdentity: Hashable, Sendable {
 ///
 /// The file is line-based, tab-separated text, with `\\`, `\t` and `\n` escaped:
 /// ```
-/// missive-plugin-metadata-cache	2
+/// missive-plugin-metadata-cache	4
 /// P	path	device	inode	size	mtime-seconds	mtime-nanoseconds	name	version	vendor	abi	abi-minor	swift (empty for none)
-/// T	objectName	businessID (empty for none)	persistence	media (0 or 1)
+/// C	objectName	key	keyKind
+/// T	objectName	businessID (empty for none)	persistence	media (0 or 1)	container (empty for none)
+/// A	kind	objectName	id	title	icon	priority	yields	signature	symbol (empty for none)
 /// ```
-/// Each `P` line is followed by its plugin's `T` lines.
+/// Each `P` line is followed by its plugin's `C`, `T` and `A` lines. A cache of another format version is
+/// ignored and rewritten.
 public final class PluginMetadataCache: Sendable {
     /// The file the cache is kept in.
     public let file: String
@@ -52,7 +55,7 @@ public final class PluginMetadataCache: Sendable {
         var misses = 0
     }
 
-    private static let header = "missive-plugin-metadata-cache\t3"
+    private static let header = "missive-plugin-metadata-cache\t4"
     /// Entries for files not seen by a discovery are kept only while the cache holds fewer than this many.
     private static let capacity = 2_000
     private let state = Mutex(State())
@@ -121,6 +124,10 @@ public final class PluginMetadataCache: Sendable {
                     lines.append(["T", type.objectName, type.businessID ?? "", "\(type.persistenceValue)", type.isMedia ? "1" : "0", type.container ?? ""]
                         .map(Self.escape).joined(separator: "\t"))
                 }
+                for action in metadata.actions {
+                    lines.append(["A", action.kind.rawValue, action.objectName, action.id, action.title, action.icon, "\(action.priority)",
+                                  action.yields.rawValue, action.signature, action.symbol ?? ""].map(Self.escape).joined(separator: "\t"))
+                }
             }
             return lines.joined(separator: "\n") + "\n"
         }
@@ -167,6 +174,14 @@ public final class PluginMetadataCache: Sendable {
                     PluginMetadata.TypeEntry(objectName: text(fields[1]), businessID: businessID.isEmpty ? nil : businessID,
                                              container: container.isEmpty ? nil : container,
                                              persistenceValue: persistence, isMedia: fields[4].elementsEqual([UInt8(ascii: "1")])))
+            case UInt8(ascii: "A"):
+                guard fields.count == 10, current != nil, let kind = ActionKind(rawValue: text(fields[1])), let priority = Int32(text(fields[6])),
+                      let yields = ActionYield(rawValue: text(fields[7]))
+                else { return nil }
+                let symbol = text(fields[9])
+                current!.metadata.actions.append(
+                    PluginMetadata.ActionEntry(kind: kind, objectName: text(fields[2]), id: text(fields[3]), title: text(fields[4]), icon: text(fields[5]),
+                                               priority: priority, yields: yields, signature: text(fields[8]), symbol: symbol.isEmpty ? nil : symbol))
             default:
                 return nil
             }

@@ -364,6 +364,15 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
         return bytes
     }
 
+    /// Runs a message action's function on this message's handle, through `function` (the action's own, or
+    /// a counting one in front of it): the status, what it wrote, and the reason after the mark. `nil` when
+    /// the action takes messages of another type than this one, whose handles it must never see.
+    package func run(_ action: PluginAction, through function: ActionFunction? = nil, _ values: [ActionValue]) -> ActionOutput? {
+        guard action.type === type else { return nil }
+        let function = function ?? action.function
+        return ActionOutput(PluginSinks.collectingBytes { sink in function.call(message: handle, values: values, sink: UnsafeRawPointer(sink)) })
+    }
+
     // MARK: Raw results, as the plugin gave them, for conformance checks
 
     /// The status and bytes `encode` gave, unchecked.

@@ -30,6 +30,11 @@ public struct MessageRegistry: Sendable {
     public let types: [RegisteredType]
     private let byObjectName: [String: Int]
     private let byDispatch: [DispatchKey: Int]
+    /// Every registered action, in registration order.
+    let registeredActions: [RegisteredAction]
+    /// The message actions by type and id, and the composer actions by id.
+    let messageActionIndex: [RegisteredAction.MessageKey: Int]
+    let composerActionIndex: [String: Int]
 
     /// The containers, `MS:Custom` first when built-ins are included, in registration order.
     public var containers: [MessageContainer] { types.compactMap(\.declaredContainer) }
@@ -225,10 +230,16 @@ public struct MessageRegistry: Sendable {
         }
     }
 
-    fileprivate init(types: [RegisteredType], byObjectName: [String: Int], byDispatch: [DispatchKey: Int]) {
+    fileprivate init(
+        types: [RegisteredType], byObjectName: [String: Int], byDispatch: [DispatchKey: Int], actions: [RegisteredAction],
+        messageActionIndex: [RegisteredAction.MessageKey: Int], composerActionIndex: [String: Int]
+    ) {
         self.types = types
         self.byObjectName = byObjectName
         self.byDispatch = byDispatch
+        self.registeredActions = actions
+        self.messageActionIndex = messageActionIndex
+        self.composerActionIndex = composerActionIndex
     }
 }
 
@@ -238,6 +249,9 @@ extension MessageRegistry {
         private var types: [RegisteredType] = []
         private var byObjectName: [String: Int] = [:]
         private var byDispatch: [DispatchKey: Int] = [:]
+        private var actions: [RegisteredAction] = []
+        private var messageActionIndex: [RegisteredAction.MessageKey: Int] = [:]
+        private var composerActionIndex: [String: Int] = [:]
 
         /// Starts a registry, with Missive's built-in types unless `includeBuiltIns` is false.
         ///
@@ -293,9 +307,10 @@ extension MessageRegistry {
             add(entry)
         }
 
-        /// Registers every container and type of a loaded plugin that passes the checks, and returns one
-        /// error for each refused. The others are registered all the same. A type under a container whose
-        /// declaration was refused is refused too.
+        /// Registers every container, type and action of a loaded plugin that passes the checks, and returns
+        /// one error for each refused, including the actions the loader refused. The others are registered all
+        /// the same. A type under a container whose declaration was refused is refused too, and so are the
+        /// actions on a refused type.
         @discardableResult
         public mutating func register(_ plugin: LoadedPlugin) -> [MissiveError] {
             let entries = plugin.types.map { pluginType in
@@ -303,10 +318,12 @@ extension MessageRegistry {
                     objectName: pluginType.objectName, businessID: pluginType.businessID, container: pluginType.container,
                     persistence: pluginType.persistence, isMedia: pluginType.isMedia, origin: .plugin(plugin.info), decoder: .plugin(pluginType))
             }
-            return register(containers: plugin.containers, types: entries, origin: .plugin(plugin.info), file: plugin.info.path)
+            let refused = register(containers: plugin.containers, types: entries, origin: .plugin(plugin.info), file: plugin.info.path)
+            return refused + plugin.actionRejections
+                + register(actions: plugin.pluginActions.map { RegisteredAction(info: $0.info, source: .loaded($0)) }, plugin: plugin.info)
         }
 
-        /// Registers every container and type a not-yet-loaded plugin's metadata declares; see
+        /// Registers every container, type and action a not-yet-loaded plugin's metadata declares; see
         /// ``PluginLoading/lazy``.
         mutating func register(_ plugin: DeferredPlugin) -> [MissiveError] {
             var refused: [MissiveError] = []
@@ -322,7 +339,56 @@ extension MessageRegistry {
                         objectName: type.objectName, businessID: type.businessID, container: type.container, persistence: persistence,
                         isMedia: type.isMedia, origin: .plugin(plugin.info), decoder: .deferred(plugin)))
             }
-            return refused + register(containers: plugin.metadata.containers, types: entries, origin: .plugin(plugin.info), file: plugin.path)
+            refused += register(containers: plugin.metadata.containers, types: entries, origin: .plugin(plugin.info), file: plugin.path)
+            var actions: [RegisteredAction] = []
+            for entry in plugin.metadata.actions {
+                do {
+                    actions.append(RegisteredAction(info: try MessageAction(entry, plugin: plugin.info), source: .deferred(plugin)))
+                } catch {
+                    refused.append(error)
+                }
+            }
+            return refused + register(actions: actions, plugin: plugin.info)
+        }
+
+        /// Registers a plugin's actions after its types: a message action only on a type the same plugin
+        /// registered, a composer action only under an id no earlier plugin took and for a registered type.
+        private mutating func register(actions entries: [RegisteredAction], plugin: PluginInfo) -> [MissiveError] {
+            var refused: [MissiveError] = []
+            for entry in entries {
+                let action = entry.info
+                func refuse(_ code: MissiveError.Code, _ message: String) {
+                    refused.append(MissiveError(code, message, file: plugin.path, objectName: action.objectName, action: action.id))
+                }
+                switch action.kind {
+                case .message:
+                    guard let index = byObjectName[action.objectName], types[index].origin == .plugin(plugin) else {
+                        refuse(.invalidAction, "its type \(action.objectName) was not registered from this plugin, so the action is refused with it")
+                        continue
+                    }
+                    let key = RegisteredAction.MessageKey(objectName: action.objectName, id: action.id)
+                    guard messageActionIndex[key] == nil else {
+                        refuse(.duplicateName, "\(action.objectName) already has an action '\(action.id)'")
+                        continue
+                    }
+                    messageActionIndex[key] = actions.count
+                case .composer:
+                    if let owner = composerActionIndex[action.id] {
+                        let other = actions[owner].info.plugin
+                        refuse(.duplicateName, "the composer action id '\(action.id)' is already registered by plugin \(other.name) \(other.version) (\(other.path))")
+                        continue
+                    }
+                    guard let index = byObjectName[action.objectName], types[index].declaredContainer == nil,
+                        action.objectName != UnknownMessage.objectName
+                    else {
+                        refuse(.invalidAction, "it creates \(action.objectName), which is not a registered type")
+                        continue
+                    }
+                    composerActionIndex[action.id] = actions.count
+                }
+                actions.append(entry)
+            }
+            return refused
         }
 
         private mutating func register(
@@ -355,7 +421,9 @@ extension MessageRegistry {
 
         /// The registry. The builder can go on being used; the registry does not change.
         public func build() -> MessageRegistry {
-            MessageRegistry(types: types, byObjectName: byObjectName, byDispatch: byDispatch)
+            MessageRegistry(
+                types: types, byObjectName: byObjectName, byDispatch: byDispatch, actions: actions, messageActionIndex: messageActionIndex,
+                composerActionIndex: composerActionIndex)
         }
 
         private static func registered<T: MessageType>(_ type: T.Type, origin: RegisteredType.Origin) -> RegisteredType {

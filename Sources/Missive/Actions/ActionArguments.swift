@@ -1,0 +1,138 @@
+import MissiveCore
+
+/// Checking a caller's arguments against an action's signature, and converting them to the C values its
+/// function takes. Nothing reaches the plugin until every argument passes.
+@_spi(Benchmarks)
+public enum ActionArguments {
+    /// The C values of `arguments` for `action`'s value parameters, in order.
+    ///
+    /// - Throws: ``MissiveError`` with code `invalid-argument`, naming the action and the parameter, when
+    ///   the count differs from the signature's, or an argument is not one JSON value of the parameter's kind,
+    ///   an integer is out of its type's range, a number is not finite, or a string holds a NUL or invalid
+    ///   UTF-8 (a lone surrogate included) or is longer than ``ActionSignature/maxStringBytes``.
+    public static func values(_ arguments: [ActionArgument], for action: MessageAction) throws(MissiveError) -> [ActionValue] {
+        let parameters = action.signature.valueParameters
+        func refuse(_ message: String, _ parameter: String?) -> MissiveError {
+            MissiveError(.invalidArgument, message, file: action.plugin.path, objectName: action.objectName, action: action.id, parameter: parameter)
+        }
+        guard arguments.count == parameters.count else {
+            let takes = "\(action.id) takes \(count(parameters.count, "argument"))"
+                + (parameters.isEmpty ? "" : " (\(parameters.map(\.description).joined(separator: ", ")))")
+            if arguments.count < parameters.count {
+                let missing = parameters[arguments.count]
+                throw refuse("\(takes); \(arguments.count) given, so \(missing.name) is missing", missing.name)
+            }
+            throw refuse("\(takes); \(arguments.count) given", nil)
+        }
+        var values: [ActionValue] = []
+        values.reserveCapacity(parameters.count)
+        for (index, (argument, parameter)) in zip(arguments, parameters).enumerated() {
+            do throws(Problem) {
+                values.append(try value(argument, for: parameter.type))
+            } catch {
+                throw refuse("\(action.id): argument \(index + 1) (\(parameter)): \(error.description)", parameter.name)
+            }
+        }
+        return values
+    }
+
+    /// Why one argument does not fit its parameter.
+    struct Problem: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// A JSON value as given: numbers keep their spelling, so that ranges are judged exactly.
+    private enum Given {
+        case number(String)
+        case string(String)
+        case bool(Bool)
+        case null
+        case array
+        case object
+
+        init(_ argument: ActionArgument) throws(Problem) {
+            switch argument {
+            case .integer(let number): self = .number(String(number))
+            case .number(let number): self = .number(number.isFinite ? "\(number)" : (number.isNaN ? "NaN" : number < 0 ? "-1e999" : "1e999"))
+            case .string(let text): self = .string(text)
+            case .bool(let flag): self = .bool(flag)
+            case .null: self = .null
+            case .json(let bytes):
+                let value: JSONValue
+                do {
+                    value = try JSONValueParser.parse(bytes, maxDepth: 16, loneSurrogates: .refuse)
+                } catch {
+                    let hint = bytes.first.map { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "t") || $0 == UInt8(ascii: "f") || $0 == UInt8(ascii: "n") } == false
+                        ? " (a string is written in quotes: \"text\")" : ""
+                    throw Problem("not one JSON value: \(error)\(hint)")
+                }
+                switch value {
+                case .number(_, let spelling): self = .number(spelling)
+                case .string(let text): self = .string(text)
+                case .bool(let flag): self = .bool(flag)
+                case .null: self = .null
+                case .array: self = .array
+                case .object: self = .object
+                }
+            }
+        }
+
+        /// The value in words: `the number 2.5`, `the string "abc"`, `true`, `an array`.
+        var description: String {
+            switch self {
+            case .number(let spelling): "the number \(spelling)"
+            case .string(let text): "the string \"\(TextHygiene.cut(TextHygiene.line(text), toCodePoints: 40))\""
+            case .bool(let flag): "\(flag)"
+            case .null: "null"
+            case .array: "an array"
+            case .object: "an object"
+            }
+        }
+    }
+
+    /// The C value of one argument for a parameter of `type`.
+    private static func value(_ argument: ActionArgument, for type: ActionSignature.ParameterType) throws(Problem) -> ActionValue {
+        let given = try Given(argument)
+        func wrong() -> Problem { Problem("expected \(type.expectedArgument); got \(given.description)") }
+        switch type {
+        case .int32, .int64:
+            guard case .number(let spelling) = given else { throw wrong() }
+            guard isIntegerSpelling(spelling) else {
+                throw Problem("expected an integer (no fraction or exponent); got \(given.description)")
+            }
+            guard let number = Int64(spelling), type == .int64 || Int32(exactly: number) != nil else {
+                throw Problem("\(spelling) is out of range: \(type.rawValue) takes \(type.expectedArgument.dropFirst("an integer ".count))")
+            }
+            return type == .int64 ? .int64(number) : .int32(Int32(number))
+        case .double:
+            guard case .number(let spelling) = given else { throw wrong() }
+            guard let number = Double(spelling), number.isFinite else { throw Problem("\(spelling) is out of range: a double must be finite") }
+            return .double(number)
+        case .bool:
+            guard case .bool(let flag) = given else { throw wrong() }
+            return .bool(flag)
+        case .string:
+            guard case .string(let text) = given else { throw wrong() }
+            let bytes = text.utf8
+            if let nul = bytes.firstIndex(of: 0) {
+                throw Problem("the string holds U+0000 (NUL) at byte \(bytes.distance(from: bytes.startIndex, to: nul)), which a C string cannot carry")
+            }
+            if bytes.count > ActionSignature.maxStringBytes {
+                throw Problem("the string is \(bytes.count) bytes; at most \(ActionSignature.maxStringBytes) are allowed")
+            }
+            return .string(ActionString(bytes))
+        case .message, .sink:
+            // Not value parameters: the caller never gives them.
+            throw wrong()
+        }
+    }
+
+    /// Whether a JSON number is written as an integer: an optional minus and digits.
+    private static func isIntegerSpelling(_ spelling: String) -> Bool {
+        let digits = spelling.utf8.drop { $0 == UInt8(ascii: "-") }
+        return !digits.isEmpty && digits.count + 1 >= spelling.utf8.count && digits.allSatisfy { (0x30...0x39).contains($0) }
+    }
+
+    private static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+}
