@@ -7,7 +7,7 @@ import SwiftSyntaxMacros
 
 @main
 struct MissiveMacrosPlugin: CompilerPlugin {
-    let providingMacros: [any Macro.Type] = [MissiveMessageMacro.self, MissivePluginMacro.self]
+    let providingMacros: [any Macro.Type] = [MissiveMessageMacro.self, MissivePluginMacro.self, MissiveActionMacro.self]
 }
 
 /// A compile-time error in a macro's use.
@@ -135,12 +135,20 @@ public struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
         let declared = try declared(node)
         let businessID: ExprSyntax = declared.businessID.map { "\(literal: $0)" } ?? "nil"
         let container: ExprSyntax = declared.container.map { "\(literal: $0)" } ?? "nil"
+        // The actions the type's body declares; a method whose @MissiveAction is malformed is left out here,
+        // and its own macro reports why.
+        let typeName = type.trimmedDescription
+        let actions = ActionDeclaration.actionMethods(in: declaration.memberBlock.members).compactMap { attribute, function in
+            try? ActionDeclaration(attribute, function: function, typeName: typeName)
+        }
+        let actionList = actions.map { "Self.\($0.exportName)" }.joined(separator: ", ")
         let extensionDecl: DeclSyntax = """
-            extension \(type.trimmed): MissivePluginKit.MessageCoding, MissivePluginKit.MessagePersistence {
+            extension \(type.trimmed): MissivePluginKit.MessageCoding, MissivePluginKit.MessagePersistence, MissivePluginKit.MissiveActionProviding {
                 public static var objectName: String { \(literal: declared.objectName) }
                 public static var businessID: String? { \(businessID) }
                 public static var container: String? { \(container) }
                 public static var persistence: MissivePluginKit.Persistence { .\(raw: declared.persistence) }
+                public static var _missiveActions: [MissivePluginKit.ActionExport] { [\(raw: actionList)] }
             }
             """
         return [extensionDecl.cast(ExtensionDeclSyntax.self)]
@@ -168,8 +176,19 @@ public struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
         }
         fields.append(("persistence", persistenceValues[declared.persistence]!))
         fields.append(("flags", isMedia ? 1 : 0))
-        return [metadataDeclaration(named: "_missiveMetadata_\(group.name.text)", record: jsonRecord(fields))]
+        // One record per @MissiveAction method of the type's body, as the extension lists them.
+        let actions: [String] = declaration.asProtocol((any DeclGroupSyntax).self).map { group in
+            ActionDeclaration.actionMethods(in: group.memberBlock.members).compactMap { attribute, function in
+                (try? ActionDeclaration(attribute, function: function, typeName: groupName(group)))?.record(objectName: declared.objectName)
+            }
+        } ?? []
+        return [metadataDeclaration(named: "_missiveMetadata_\(group.name.text)", records: [jsonRecord(fields)] + actions)]
     }
+}
+
+/// The name of a type declaration.
+private func groupName(_ group: some DeclGroupSyntax) -> String {
+    group.asProtocol((any NamedDeclSyntax).self)?.name.text ?? ""
 }
 
 /// `#MissivePlugin(name:version:vendor:types:)`.

@@ -27,7 +27,12 @@
 /// ```swift
 /// @MissiveMessage("matrix:text", container: "m.room.message", businessID: "m.text", persistence: .counted)
 /// ```
-@attached(extension, conformances: MessageCoding, MessagePersistence, names: named(objectName), named(businessID), named(container), named(persistence))
+///
+/// The type's actions are the methods in its body that carry ``MissiveAction(_:title:icon:priority:examples:)``;
+/// the macro writes their metadata records too.
+@attached(
+    extension, conformances: MessageCoding, MessagePersistence, MissiveActionProviding,
+    names: named(objectName), named(businessID), named(container), named(persistence), named(_missiveActions))
 @attached(peer, names: prefixed(_missiveMetadata_))
 public macro MissiveMessage(_ objectName: String, container: String? = nil, businessID: String? = nil, persistence: Persistence) =
     #externalMacro(module: "MissiveMacros", type: "MissiveMessageMacro")
@@ -56,3 +61,30 @@ public macro MissiveMessage(_ objectName: String, container: String? = nil, busi
 @freestanding(declaration, names: named(_missiveMetadata_plugin), named(_missivePluginExport), named(_missivePluginEntry), named(_missiveMetadata_containers))
 public macro MissivePlugin(name: String, version: String, vendor: String, containers: [MessageContainer] = [], types: [any MessageType.Type]) =
     #externalMacro(module: "MissiveMacros", type: "MissivePluginMacro")
+
+/// Declares a method of a `@MissiveMessage` type as an action the host can call (missive_plugin.h, "The
+/// actions extension"). Write it in the type's body, where `@MissiveMessage` sees it:
+///
+/// ```swift
+/// /// Records a vote: a message action, shown as a "Vote" button.
+/// @MissiveAction("vote", title: "Vote", icon: "checkmark.circle", priority: 10, examples: [[0, "alice"]])
+/// func vote(option: Int32, voter: String) throws -> PollMessage { ... }
+///
+/// /// Creates a poll: a composer action, shown in the composer's menu.
+/// @MissiveAction("demo.poll.create", title: "Poll", icon: "chart.bar", priority: 50, examples: [["Lunch?", "Pizza\nSushi"]])
+/// static func create(question: String, options: String) throws -> PollMessage { ... }
+/// ```
+///
+/// - An instance method is a **message action** on messages of the type. It returns the message's new
+///   content (the type, or `Self`), or a `URL` to open.
+/// - A static method is a **composer action**: it returns new content of the type.
+/// - Parameters are `Int32`, `Int64`, `Int` (as `int64`), `Double`, `Bool` and `String`, without default
+///   values; the signature names them in snake case (`voterID` is `voter_id`). The host checks every
+///   argument against them before calling.
+/// - Throw ``ActionRefusal`` to refuse arguments that make no sense for the message (`invalid-argument`);
+///   any other error is a failure, with its description as the reason.
+/// - `id`, `title`, `icon` and `priority` must be literals; `examples` lists argument lists the conformance
+///   suite runs the action with (an action without parameters runs with none).
+@attached(peer, names: prefixed(_missiveAction_))
+public macro MissiveAction(_ id: String, title: String, icon: String, priority: Int32 = 0, examples: [[ActionArgument]] = []) =
+    #externalMacro(module: "MissiveMacros", type: "MissiveActionMacro")

@@ -11,6 +11,9 @@ public final class PluginExport: @unchecked Sendable {
     private let plugin: UnsafeMutablePointer<missive_plugin>
     private let typeTable: UnsafeMutablePointer<UnsafePointer<missive_type>?>
     private let containerTable: UnsafeMutablePointer<UnsafePointer<missive_container>?>
+    private let actionTable: UnsafeMutablePointer<UnsafePointer<missive_action>?>
+    /// The `missive.actions.v1` extension, when a type has actions.
+    private let actionsExtension: UnsafeMutablePointer<missive_actions_v1>
     private let exports: [AnyTypeExport]
     private var allocations: [UnsafeMutableRawPointer] = []
 
@@ -20,6 +23,10 @@ public final class PluginExport: @unchecked Sendable {
         plugin = .allocate(capacity: 1)
         typeTable = .allocate(capacity: max(exports.count, 1))
         containerTable = .allocate(capacity: max(containers.count, 1))
+        // Every type's actions, in one plugin-wide extension (missive_plugin.h, "The actions extension").
+        let actions = exports.flatMap { export in export.actions.map { (export, $0) } }
+        actionTable = .allocate(capacity: max(actions.count, 1))
+        actionsExtension = .allocate(capacity: 1)
         for (index, export) in exports.enumerated() {
             typeTable[index] = UnsafePointer(describe(export))
         }
@@ -32,20 +39,38 @@ public final class PluginExport: @unchecked Sendable {
                     object_name: copy(container.objectName), key: copy(container.key)))
             containerTable[index] = UnsafePointer(descriptor)
         }
+        for (index, (export, action)) in actions.enumerated() {
+            let descriptor = allocate(missive_action.self, count: 1)
+            descriptor.initialize(
+                to: missive_action(
+                    struct_size: UInt32(MemoryLayout<missive_action>.size),
+                    kind: UInt32(action.kind == .message ? MISSIVE_ACTION_MESSAGE : MISSIVE_ACTION_COMPOSER),
+                    id: copy(action.id), object_name: copy(export.objectName), title: copy(action.title), icon: copy(action.icon),
+                    priority: action.priority, yields: UInt32(action.yields == .url ? MISSIVE_YIELDS_URL : MISSIVE_YIELDS_CONTENT),
+                    signature: copy(action.signature), symbol: nil, function: unsafeBitCast(action.function, to: missive_action_function.self),
+                    examples: copy("[" + action.examples.map(ActionArgument.jsonArray).joined(separator: ",") + "]")))
+            actionTable[index] = UnsafePointer(descriptor)
+        }
+        actionsExtension.initialize(
+            to: missive_actions_v1(
+                struct_size: UInt32(MemoryLayout<missive_actions_v1>.size), action_count: UInt32(actions.count),
+                actions: UnsafePointer(actionTable)))
         plugin.initialize(
             to: missive_plugin(
                 abi_version: UInt32(MISSIVE_ABI_MAJOR) << 16 | UInt32(MISSIVE_ABI_MINOR),
                 struct_size: UInt32(MemoryLayout<missive_plugin>.size),
                 name: copy(name), version: copy(version), vendor: copy(vendor),
                 type_count: UInt32(exports.count), types: UnsafePointer(typeTable), get_extension: nil,
-                container_count: UInt32(containers.count), containers: UnsafePointer(containerTable), context: nil,
-                get_plugin_extension: nil))
+                container_count: UInt32(containers.count), containers: UnsafePointer(containerTable),
+                context: UnsafeMutableRawPointer(actionsExtension), get_plugin_extension: actions.isEmpty ? nil : pluginExtensionThunk))
     }
 
     deinit {
         for allocation in allocations { free(allocation) }
         typeTable.deallocate()
         containerTable.deallocate()
+        actionTable.deallocate()
+        actionsExtension.deallocate()
         plugin.deallocate()
     }
 
@@ -105,6 +130,7 @@ class AnyTypeExport {
     var isMedia: Bool { fatalError("abstract") }
     var describesView: Bool { fatalError("abstract") }
     var examples: [[UInt8]] { fatalError("abstract") }
+    var actions: [ActionExport] { fatalError("abstract") }
     func decode(_ content: Data) throws -> AnyMessageBox { fatalError("abstract") }
 }
 
@@ -128,10 +154,11 @@ private final class TypeExport<T: MessageType>: AnyTypeExport {
     override var isMedia: Bool { T.isMediaType }
     override var describesView: Bool { T.describesView && T.persistence != .status }
     override var examples: [[UInt8]] { T.examples.compactMap { try? Array($0.encode()) } }
+    override var actions: [ActionExport] { (T.self as? any MissiveActionProviding.Type)?._missiveActions ?? [] }
     override func decode(_ content: Data) throws -> AnyMessageBox { MessageBox(try T(decoding: content)) }
 }
 
-private final class MessageBox<T: MessageType>: AnyMessageBox {
+final class MessageBox<T: MessageType>: AnyMessageBox {
     let value: T
     init(_ value: T) { self.value = value }
     override func encode() throws -> Data { try value.encode() }
@@ -227,6 +254,12 @@ nonisolated(unsafe) private let viewExtension: UnsafeMutablePointer<missive_view
     pointer.initialize(to: missive_view_v1(struct_size: UInt32(MemoryLayout<missive_view_v1>.size), view: viewThunk))
     return pointer
 }()
+
+/// The plugin-wide `get_plugin_extension`: its context is the plugin's `missive.actions.v1` extension.
+private let pluginExtensionThunk: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> UnsafeRawPointer? = { context, id in
+    guard let id, strcmp(id, MISSIVE_ACTIONS_EXTENSION) == 0 else { return nil }
+    return UnsafeRawPointer(context)
+}
 
 private let extensionThunk: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> UnsafeRawPointer? = { _, id in
     guard let id, strcmp(id, MISSIVE_VIEW_EXTENSION) == 0 else { return nil }
