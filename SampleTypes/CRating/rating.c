@@ -8,6 +8,10 @@
  *
  * It also describes how a rating is drawn, through the missive.view.v1 extension (rating_view below),
  * written with the header's missive_view_* helpers: the stars as a title, then the comment.
+ *
+ * And it offers a composer action, "Rate" (rating_rate below): a plain C function with native parameters,
+ * int32_t score and const char *comment, that the host calls through libffi by the signature it declares in
+ * the metadata and in the missive.actions.v1 extension.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +30,8 @@
 
 MISSIVE_METADATA_PLUGIN(RATING_PLUGIN_NAME, RATING_PLUGIN_VERSION, "Missive Samples");
 MISSIVE_METADATA_TYPE_BUSINESS("demo:rating", "evaluation", MISSIVE_PERSISTENCE_COUNTED, 0);
+MISSIVE_METADATA_COMPOSER_ACTION("demo.rating.create", "demo:rating", "Rate", "star", 40,
+                                 "int32(int32 score, string comment, sink out)", "rating_rate");
 
 typedef struct rating {
     int score;
@@ -323,14 +329,13 @@ static void write_text(const missive_sink *sink, const char *text, size_t length
     sink->write(sink->context, (const uint8_t *)text, length);
 }
 
-static int32_t rating_encode(void *context, const missive_message *message, const missive_sink *out) {
-    (void)context;
-    const rating *value = (const rating *)message;
+/* Writes {"comment":...,"score":...}: the content of a rating, as encode and the Rate action give it. */
+static void write_rating(const missive_sink *out, int score, const char *comment, size_t comment_length) {
     write_text(out, "{\"comment\":\"", 12);
     /* Escape what JSON requires; everything else (valid UTF-8) is written as is. */
-    const char *p = value->comment;
+    const char *p = comment;
     size_t run = 0;
-    for (size_t i = 0; i < value->comment_length; i++) {
+    for (size_t i = 0; i < comment_length; i++) {
         unsigned char c = (unsigned char)p[i];
         if (c != '"' && c != '\\' && c >= 0x20) { run++; continue; }
         write_text(out, p + i - run, run);
@@ -347,10 +352,16 @@ static int32_t rating_encode(void *context, const missive_message *message, cons
             write_text(out, escape, 6);
         }
     }
-    write_text(out, p + value->comment_length - run, run);
+    write_text(out, p + comment_length - run, run);
     char tail[32];
-    int n = snprintf(tail, sizeof tail, "\",\"score\":%d}", value->score);
+    int n = snprintf(tail, sizeof tail, "\",\"score\":%d}", score);
     write_text(out, tail, (size_t)n);
+}
+
+static int32_t rating_encode(void *context, const missive_message *message, const missive_sink *out) {
+    (void)context;
+    const rating *value = (const rating *)message;
+    write_rating(out, value->score, value->comment, value->comment_length);
     return MISSIVE_OK;
 }
 
@@ -415,6 +426,47 @@ static const void *rating_get_extension(void *context, const char *extension_id)
     return NULL;
 }
 
+/* ---- The composer action "Rate" (missive.actions.v1) ---- */
+
+/* A new rating from a score and a comment. The host has checked the arguments against the signature: score
+ * is an int32_t, and comment valid UTF-8 with no NUL inside, never NULL. A score outside 1 to 5 fits the
+ * signature but not the type, so it is refused as MISSIVE_INVALID_CONTENT, with the reason. */
+MISSIVE_EXPORT int32_t rating_rate(int32_t score, const char *comment, const missive_sink *out) {
+    if (score < 1 || score > 5) return missive_refuse_with_reason(out, "a score is a whole number from 1 to 5");
+    write_rating(out, score, comment, strlen(comment));
+    return MISSIVE_OK;
+}
+
+static const missive_action rating_rate_action = {
+    .struct_size = sizeof(missive_action),
+    .kind = MISSIVE_ACTION_COMPOSER,
+    .id = "demo.rating.create",
+    .object_name = "demo:rating",
+    .title = "Rate",
+    .icon = "star",
+    .priority = 40,
+    .yields = MISSIVE_YIELDS_CONTENT,
+    .signature = "int32(int32 score, string comment, sink out)",
+    .symbol = "rating_rate", /* found with dlsym; the metadata names it too */
+    .function = NULL,
+    .examples = "[[5,\"Quick and friendly support\"],[1,\"\"],[3,\"Slow, but \\\"solved\\\" it\\nin the end\"]]",
+};
+
+static const missive_action *const rating_actions[] = {&rating_rate_action};
+
+/* The plugin-wide extensions: the same pointer every time, as missive_plugin.h ("Extensions") requires. */
+static const missive_actions_v1 rating_actions_extension = {
+    .struct_size = sizeof(missive_actions_v1),
+    .action_count = 1,
+    .actions = rating_actions,
+};
+
+static const void *rating_get_plugin_extension(void *context, const char *extension_id) {
+    (void)context;
+    if (extension_id != NULL && strcmp(extension_id, MISSIVE_ACTIONS_EXTENSION) == 0) return &rating_actions_extension;
+    return NULL;
+}
+
 static const char example_good[] = "{\"comment\":\"Quick and friendly support\",\"score\":5}";
 static const char example_mixed[] = "{\"comment\":\"Slow, but \\\"solved\\\" it\\nin the end\",\"score\":3}";
 
@@ -458,7 +510,7 @@ static const missive_plugin rating_plugin = {
     .container_count = 0,
     .containers = NULL,
     .context = NULL,
-    .get_plugin_extension = NULL,
+    .get_plugin_extension = rating_get_plugin_extension,
 };
 
 /* No version check: the entry's name carries the ABI major, and a host refuses a plugin of a newer minor

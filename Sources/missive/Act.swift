@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import Missive
+
+extension MissiveCommand {
+    struct Act: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Perform a message action on one message of a file of envelopes, and print the edited envelope or the URL.",
+            discussion: """
+                Finds the message with the id (the last line that has it, when there are several), checks the \
+                arguments against the action's signature, and calls the plugin. An action that edits the message \
+                prints its new envelope as one JSON line (the same id; members its type does not know kept), \
+                which decode and render accept; an action that opens a URL prints the URL. Exit codes: 0 done; 1 \
+                the message or the action was not found, an argument was refused, or the action failed or gave an \
+                invalid result; 2 the input could not be read.
+                """)
+
+        @Argument(help: "A file of envelopes, one per line, or - for standard input.")
+        var input: String
+
+        @Option(name: .customLong("id"), help: "The id of the message to act on.")
+        var messageID: String
+
+        @Option(help: "The action's id, such as vote (see missive actions).")
+        var action: String
+
+        @OptionGroup var arguments: ActionArgumentOptions
+
+        @OptionGroup var plugins: PluginOptions
+
+        @Option(help: "Output format: text (the envelope line, or the URL) or json.")
+        var format: OutputFormat = .text
+
+        @OptionGroup var logging: LoggingOptions
+
+        func run() throws {
+            let data = try InputFile.read(input)
+            let registry = plugins.discover(logger: logging.logger()).registry
+            // The last envelope with the id is the message's latest state (an edit appended after it).
+            var found: Envelope?
+            var malformed = 0
+            for var line in Array(data).split(separator: 0x0A) {
+                if line.last == 0x0D { line = line.dropLast() }
+                guard line.contains(where: { ![0x20, 0x09].contains($0) }) else { continue }
+                do {
+                    let envelope = try Envelope(parsing: line)
+                    if envelope.id == messageID { found = envelope }
+                } catch {
+                    malformed += 1
+                }
+            }
+            guard let envelope = found else {
+                let name = input == "-" ? "standard input" : input
+                reportActionError(
+                    MissiveError(.noSuchAction, "no message has the id '\(messageID)' in \(name)" + (malformed > 0 ? " (\(malformed) malformed lines skipped)" : ""),
+                                 action: action), format: format)
+                throw ExitCode(1)
+            }
+            let result: ActionResult
+            do {
+                result = try registry.perform(action, on: registry.decode(envelope), arguments: arguments.arguments)
+            } catch {
+                reportActionError(error, format: format)
+                throw ExitCode(1)
+            }
+            switch (result, format) {
+            case (.edited(let message), .text):
+                Console.out(bytes: message.envelope.encoded())
+            case (.url(let url), .text):
+                Console.out(url)
+            case (.edited(let message), .json):
+                var json = JSONWriter()
+                json.beginObject()
+                json.field("schemaVersion", 1)
+                json.field("action", action)
+                json.field("result", "content")
+                json.actionMessage(message)
+                json.endObject()
+                Console.out(bytes: json.bytes)
+            case (.url(let url), .json):
+                var json = JSONWriter()
+                json.beginObject()
+                json.field("schemaVersion", 1)
+                json.field("action", action)
+                json.field("result", "url")
+                json.field("url", url)
+                json.endObject()
+                Console.out(bytes: json.bytes)
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Missive
+
+extension MissiveCommand {
+    struct Actions: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the composer actions and the message actions of every plugin, with their C signatures.",
+            discussion: """
+                Composer actions come in menu order (higher priority first, then by title), message actions by \
+                type. Actions the loader refused are listed with their reasons. Exits 0 even when some were \
+                refused.
+                """)
+
+        @OptionGroup var plugins: PluginOptions
+
+        @Option(help: "Output format: text or json.")
+        var format: OutputFormat = .text
+
+        @OptionGroup var logging: LoggingOptions
+
+        func run() throws {
+            // The refusals are part of the listing, so they are logged only when asked for (-v).
+            let result = plugins.discover(logger: logging.logger(defaultLevel: .error))
+            let registry = result.registry
+            let refused = result.rejections.filter { $0.action != nil }
+            switch format {
+            case .json:
+                var json = JSONWriter()
+                json.beginObject()
+                json.field("schemaVersion", 1)
+                for (name, list) in [("composerActions", registry.composerActions), ("messageActions", registry.messageActions)] {
+                    json.key(name)
+                    json.beginArray()
+                    for action in list { json.action(action) }
+                    json.endArray()
+                }
+                json.key("rejected")
+                json.beginArray()
+                for rejection in refused { json.rejection(rejection) }
+                json.endArray()
+                json.endObject()
+                Console.out(bytes: json.bytes)
+            case .text:
+                let composer = registry.composerActions
+                Console.out("Composer actions (\(composer.count)):")
+                if !composer.isEmpty {
+                    Console.out(table([["ID", "TITLE", "ICON", "PRIORITY", "CREATES", "SIGNATURE", "PLUGIN"]] + composer.map { action in
+                        [action.id, action.title, action.icon, "\(action.priority)", action.objectName, action.signature.description, action.plugin.name]
+                    }))
+                }
+                let message = registry.messageActions
+                Console.out("\nMessage actions (\(message.count)):")
+                if !message.isEmpty {
+                    Console.out(table([["TYPE", "ID", "TITLE", "ICON", "PRIORITY", "YIELDS", "SIGNATURE", "PLUGIN"]] + message.map { action in
+                        [action.objectName, action.id, action.title, action.icon, "\(action.priority)", action.yields.rawValue, action.signature.description,
+                         action.plugin.name]
+                    }))
+                }
+                if !refused.isEmpty {
+                    Console.out("\nRejected (\(refused.count)):")
+                    for error in refused {
+                        Console.out("  \(error.file ?? "-")\n    [\(error.code)] \(error.objectName.map { "\($0): " } ?? "")\(error.action ?? ""): \(error.message)")
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The `--arg` options of `act` and `compose`: one JSON value per argument of the action, in order.
+struct ActionArgumentOptions: ParsableArguments {
+    @Option(
+        name: .customLong("arg"),
+        help: ArgumentHelp("One argument of the action, as a JSON value: 2, true, '\"alice\"'. Repeat it for each, in order.", valueName: "json"))
+    var values: [String] = []
+
+    /// The arguments, each exactly as the command line gave it: bytes that are not valid UTF-8 reach the
+    /// argument check as they are (and are refused there), rather than as the U+FFFD a `String` would hold.
+    var arguments: [ActionArgument] {
+        let raw = Self.rawValues()
+        guard raw.count == values.count else { return values.map { ActionArgument(json: $0) } }
+        return raw.map { .json($0) }
+    }
+
+    /// The bytes of every `--arg` value in the process's own arguments.
+    private static func rawValues() -> [[UInt8]] {
+        let argv = CommandLine.unsafeArgv
+        var values: [[UInt8]] = []
+        var index = 1
+        while index < Int(CommandLine.argc) {
+            guard let pointer = argv[index] else { break }
+            let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
+            if bytes.elementsEqual("--".utf8) { break }
+            if bytes.elementsEqual("--arg".utf8), index + 1 < Int(CommandLine.argc), let value = argv[index + 1] {
+                values.append(Array(UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: strlen(value))))
+                index += 2
+                continue
+            }
+            if bytes.starts(with: "--arg=".utf8) { values.append(Array(bytes.dropFirst(6))) }
+            index += 1
+        }
+        return values
+    }
+}
+
+/// Reports an action's error: on standard error, and as a JSON object on standard output for `--format json`.
+func reportActionError(_ error: MissiveError, format: OutputFormat) {
+    Console.error("[\(error.code)] \(error.objectName.map { "\($0): " } ?? "")\(error.message)" + (error.file.map { " (\($0))" } ?? ""))
+    guard format == .json else { return }
+    var json = JSONWriter()
+    json.beginObject()
+    json.field("schemaVersion", 1)
+    json.key("error")
+    json.beginObject()
+    json.field("code", error.code.description)
+    json.field("message", error.message)
+    json.field("file", error.file)
+    json.field("objectName", error.objectName)
+    json.field("action", error.action)
+    json.field("parameter", error.parameter)
+    json.endObject()
+    json.endObject()
+    Console.out(bytes: json.bytes)
+}
+
+extension JSONWriter {
+    /// An action's declaration: kind, id, objectName, title, icon, priority, yields, signature, parameters
+    /// and plugin.
+    mutating func action(_ action: MessageAction) {
+        beginObject()
+        field("kind", action.kind.rawValue)
+        field("id", action.id)
+        field("objectName", action.objectName)
+        field("title", action.title)
+        field("icon", action.icon)
+        field("priority", action.priority)
+        field("yields", action.yields.rawValue)
+        field("signature", action.signature.description)
+        key("parameters")
+        beginArray()
+        for parameter in action.parameters {
+            beginObject()
+            field("name", parameter.name)
+            field("type", parameter.type.rawValue)
+            field("cType", parameter.type.cType)
+            endObject()
+        }
+        endArray()
+        key("plugin")
+        plugin(action.plugin)
+        endObject()
+    }
+
+    /// `{"id", "objectName", "digest", "envelope"}` of a message made or edited by an action.
+    mutating func actionMessage(_ message: Message) {
+        field("id", message.envelope.id)
+        field("objectName", message.content.objectName)
+        field("digest", message.digest)
+        key("envelope")
+        raw(message.envelope.encoded())
+    }
+}
