@@ -16,12 +16,15 @@ let brokenPlugins = [
     // The view extension (missive.view.v1): one fixture for each view check that can fail or warn.
     "ViewBadStruct", "ViewStatus", "ViewFails", "ViewAlwaysAbsent", "ViewInvalid", "ViewNondeterministic",
     "ViewThreadUnsafe", "ViewCrashesOnMutation", "ViewSlow",
+    // The actions extension (missive.actions.v1): one fixture for each action check that can fail.
+    "ActionBadSignature", "ActionMissingSymbol", "ActionMetadataMismatch", "ActionInvalidResult", "ActionBadURL", "ActionNoExamples",
+    "ActionCrashesOnOddString", "ActionThreadUnsafe",
 ]
 
 /// Valid plugins for what the samples do not show: a container with an integer key, a view with an element
-/// of a newer kind and its fallback, and (built below) the C sample as released for ABI 1.0, built with the
+/// of a newer kind and its fallback, an action for each parameter type of the signature grammar, and (built below) the C sample as released for ABI 1.0, built with the
 /// 1.0 header (`Legacy10/include`), which every later host must load.
-let validPlugins = ["IntegerContainer", "ViewFallback"]
+let validPlugins = ["IntegerContainer", "ViewFallback", "ActionTypes"]
 
 /// Correct copies of the C sample, `SampleTypes/CRating/rating.c` (linked into each folder), built under
 /// another identity, for the tests of installing and of `--against`: an older version of the same plugin,

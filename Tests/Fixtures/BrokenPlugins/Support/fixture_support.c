@@ -134,6 +134,10 @@ const void *fixture_view_extension(const missive_view_v1 *view, const char *exte
     return extension_id != NULL && strcmp(extension_id, MISSIVE_VIEW_EXTENSION) == 0 ? view : NULL;
 }
 
+const void *fixture_actions_extension(const missive_actions_v1 *actions, const char *extension_id) {
+    return extension_id != NULL && strcmp(extension_id, MISSIVE_ACTIONS_EXTENSION) == 0 ? actions : NULL;
+}
+
 int32_t fixture_write_view(const missive_sink *out, const char *text) {
     missive_view_writer w;
     missive_view_begin(&w, out);

@@ -26,6 +26,19 @@ int32_t fixture_digest(void *context, const missive_message *message, const miss
  * NULL for any other id. */
 const void *fixture_view_extension(const missive_view_v1 *view, const char *extension_id);
 
+/* The get_plugin_extension of a plugin whose missive.actions.v1 extension is `actions`: `actions` for
+ * MISSIVE_ACTIONS_EXTENSION, NULL for any other id. */
+const void *fixture_actions_extension(const missive_actions_v1 *actions, const char *extension_id);
+
+/* A plugin descriptor initializer like FIXTURE_PLUGIN, whose get_plugin_extension is `extension_function`. */
+#define FIXTURE_PLUGIN_WITH_ACTIONS(plugin_name, type_array, extension_function)                  \
+    {                                                                                            \
+        .abi_version = MISSIVE_ABI_VERSION, .struct_size = sizeof(missive_plugin),               \
+        .name = (plugin_name), .version = "0.0.1", .vendor = "Missive Tests",                    \
+        .type_count = sizeof(type_array) / sizeof((type_array)[0]), .types = (type_array),       \
+        .get_plugin_extension = (extension_function),                                            \
+    }
+
 /* Writes a valid view with the header's helpers, a vertical stack of the title "Fixture" and `text` as body
  * text, and returns what missive_view_end returns. */
 int32_t fixture_write_view(const missive_sink *out, const char *text);
