@@ -1,3 +1,4 @@
+import MissiveCore
 import SwiftParser
 import SwiftSyntax
 import Testing
@@ -35,5 +36,61 @@ import Testing
             == "businessID 'MS_vote' uses a prefix reserved for Missive")
         #expect(try Self.problem(#"@MissiveMessage("acme:vote", businessID: "a:b", persistence: .counted) struct A {}"#) != nil)
         #expect(try Self.problem(#"@MissiveMessage(name, persistence: .counted) struct A {}"#) == "the objectName must be a string literal")
+    }
+}
+
+/// `@MissiveAction`: the signature, the kind and what it yields come from the method's declaration, and a
+/// method the host could not call is a compile error.
+@Suite struct ActionMacroTests {
+    /// The declaration of the first method of `source`, a struct `Poll` holding one `@MissiveAction` method.
+    static func declaration(_ source: String) throws -> ActionDeclaration {
+        let file = Parser.parse(source: "struct Poll {\n\(source)\n}")
+        let type = try #require(file.statements.first?.item.as(StructDeclSyntax.self))
+        let (attribute, function) = try #require(ActionDeclaration.actionMethods(in: type.memberBlock.members).first)
+        return try ActionDeclaration(attribute, function: function, typeName: "Poll")
+    }
+
+    static func problem(_ source: String) throws -> String? {
+        do {
+            _ = try declaration(source)
+            return nil
+        } catch let error as MacroUsageError {
+            return error.description
+        }
+    }
+
+    @Test func signaturesComeFromTheParameters() throws {
+        let vote = try Self.declaration(#"@MissiveAction("vote", title: "Vote", icon: "checkmark", priority: 10) func vote(option: Int32, voterID who: String) throws -> Poll { self }"#)
+        #expect(vote.kind == .message && vote.yields == .content && vote.priority == 10 && vote.isThrowing)
+        #expect(vote.signature.description == "int32(message message, int32 option, string who, sink out)")
+        #expect(vote.record(objectName: "demo:poll") == #"{"record":"action","kind":"message","objectName":"demo:poll","id":"vote","title":"Vote","icon":"checkmark","priority":10,"yields":"content","signature":"int32(message message, int32 option, string who, sink out)"}"#)
+
+        let open = try Self.declaration(#"@MissiveAction("open", title: "Open", icon: "link") func open() -> URL { fatalError() }"#)
+        #expect(open.yields == .url && !open.isThrowing && open.priority == 0)
+        #expect(open.signature.description == "int32(message message, sink out)")
+
+        let create = try Self.declaration(#"@MissiveAction("demo.poll.create", title: "Poll", icon: "chart.bar", priority: -5) static func create(_ question: String, maxVotes: Int, anonymous: Bool, weight: Double, stamp: Int64) -> Self { fatalError() }"#)
+        #expect(create.kind == .composer && create.priority == -5)
+        #expect(create.signature.description == "int32(string question, int64 max_votes, bool anonymous, double weight, int64 stamp, sink out)")
+        #expect(!create.record(objectName: "demo:poll").contains("yields"))
+        // A parameter named like the generated ones: they step aside.
+        let clash = try Self.declaration(#"@MissiveAction("x", title: "X", icon: "x") func x(message: String, out: Int32) -> Poll { self }"#)
+        #expect(clash.signature.description == "int32(message message_, string message, int32 out, sink out_)")
+        #expect(ActionDeclaration.snakeCase("voterID") == "voter_id" && ActionDeclaration.snakeCase("URLPath") == "url_path")
+    }
+
+    @Test func methodsTheHostCannotCallAreCompileErrors() throws {
+        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") func x(f: Float) -> Poll { self }"#)?.contains("is a Float") == true)
+        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") func x() async -> Poll { self }"#)?.contains("cannot be async") == true)
+        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") mutating func x() -> Poll { self }"#)?.contains("mutating") == true)
+        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") func x(n: Int32 = 1) -> Poll { self }"#)?.contains("default value") == true)
+        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") func x() -> String { "" }"#)?.contains("returns the message's new content") == true)
+        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") static func x() -> URL { fatalError() }"#)?.contains("composer action") == true)
+        #expect(try Self.problem(#"@MissiveAction("a b", title: "X", icon: "x") func x() -> Poll { self }"#)?.contains("action id") == true)
+        #expect(try Self.problem(#"@MissiveAction("x", title: "", icon: "x") func x() -> Poll { self }"#) == "the title is empty")
+        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "a/b") func x() -> Poll { self }"#)?.contains("icon name") == true)
+        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x", priority: level) func x() -> Poll { self }"#) == "priority must be an integer literal")
+        let many = (0..<17).map { "p\($0): Int32" }.joined(separator: ", ")
+        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") func x(\#(many)) -> Poll { self }"#)?.contains("at most 16") == true)
     }
 }

@@ -15,7 +15,7 @@ public struct LoadedPlugin: Sendable, CustomStringConvertible {
     /// The validated types, in descriptor order.
     let types: [PluginType]
     /// The actions that loaded, in extension order.
-    let pluginActions: [PluginAction]
+    package let pluginActions: [PluginAction]
     /// The actions the loader refused (each naming the action and the reason); the plugin loaded without them.
     public let actionRejections: [MissiveError]
 
