@@ -102,7 +102,7 @@ struct PollMessage: Codable, MessageContentView {
 
     /// Records `voter`'s vote for option `option` (from 0): its tally goes up, and a voter who voted before
     /// has the earlier vote moved.
-    @MissiveAction("vote", title: "Vote", icon: "checkmark.circle", priority: 10, examples: [[0, "alice"], [2, "bob"]])
+    @MissiveAction("vote", title: "Vote", icon: "checkmark.circle", priority: 10, examples: [[0, "alice"], [1, "bob"]])
     func vote(option: Int32, voter: String) throws -> PollMessage {
         guard options.indices.contains(Int(option)) else {
             throw ActionRefusal("option \(option) is not one of the poll's options (0 to \(options.count - 1))")

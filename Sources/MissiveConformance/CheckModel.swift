@@ -95,6 +95,7 @@ public final class CheckContext: @unchecked Sendable {
     private let lock = NSLock()
     private var cachedMetadata: Result<PluginMetadata, MissiveError>?
     private var cachedProbe: Result<PluginProbe, MissiveError>?
+    private var cachedActionRegistry: Result<MessageRegistry, CheckFailure>?
 
     /// Creates the context for one plugin.
     public init(path: String, seed: UInt64, against: [String], freshProcess: Bool = false) {
@@ -124,13 +125,36 @@ public final class CheckContext: @unchecked Sendable {
         }
     }
 
-    /// The types that can be called, or the outcome to report when the plugin cannot be opened.
+    /// A registry of the built-in types and the plugin, loaded as a host loads it, for the action checks; the
+    /// outcome to report when the plugin declares no action or cannot be loaded.
+    var actionRegistry: Result<MessageRegistry, CheckFailure> {
+        let (metadata, probe) = (self.metadata, self.probe)
+        return lock.withLock {
+            if let cachedActionRegistry { return cachedActionRegistry }
+            let result: Result<MessageRegistry, CheckFailure>
+            if case .success(let metadata) = metadata, case .success(let probe) = probe, metadata.actions.isEmpty && probe.actions.isEmpty {
+                result = .failure(CheckFailure(.skipped("the plugin declares no action")))
+            } else {
+                do throws(MissiveError) {
+                    var builder = MessageRegistry.Builder()
+                    builder.register(try PluginLoader.load(path))
+                    result = .success(builder.build())
+                } catch {
+                    result = .failure(CheckFailure(.skipped("the plugin could not be loaded: \(error.message)")))
+                }
+            }
+            cachedActionRegistry = result
+            return result
+        }
+    }
+
     /// The containers the descriptor declares and that could be read.
     var containers: [MessageContainer] {
         guard case .success(let probe) = probe else { return [] }
         return probe.containers.compactMap { try? $0.get() }
     }
 
+    /// The types that can be called, or the outcome to report when the plugin cannot be opened.
     func callableTypes() -> Result<[PluginType], CheckFailure> {
         switch probe {
         case .failure(let error): return .failure(CheckFailure(.skipped("the plugin could not be opened: \(error.message)")))

@@ -93,8 +93,10 @@ import Testing
         try FileManager.default.copyItem(atPath: Fixtures.library("CRating"), toPath: directory + "/libCRatingCopy.so")
         let result = MessageRegistry.discover(searchPath: Fixtures.searchPath(directory))
         let clash = try #require(result.rejections.first)
-        #expect(result.rejections.count == 1)
-        #expect(clash.code == .duplicateName)
+        // The type, and then the copy's composer action, whose id the first copy took.
+        #expect(result.rejections.count == 2)
+        #expect(result.rejections.last?.action == "demo.rating.create" && result.rejections.last?.code == .duplicateName)
+        #expect(clash.code == .duplicateName && clash.action == nil)
         #expect(clash.file == directory + "/libCRatingCopy.so")
         #expect(clash.message.contains(directory + "/libCRating.so"), "names the owner: \(clash.message)")
         guard case .plugin(let owner) = result.registry.type(objectName: "demo:rating")?.origin else {

@@ -745,10 +745,10 @@ static inline int32_t missive_view_end(missive_view_writer *w) {
  * arguments: the host gives new messages their id, sender and time.
  *
  * `examples` holds arguments the conformance suite calls the action with: a
- * JSON array of argument arrays, such as "[[0,\"alice\"],[2,\"bob\"]]"
- * (NULL: none). Each must fit the signature; a message action is run with
- * each of them on each example of its type. An action without value
- * parameters runs with [] when it declares none.
+ * JSON array of argument arrays, such as "[[0,\"alice\"],[1,\"bob\"]]"
+ * (NULL: none). Each must fit the signature, and a message action must
+ * succeed with each of them on each example of its type. An action without
+ * value parameters runs with [] when it declares none.
  * ------------------------------------------------------------------------- */
 
 #define MISSIVE_ACTIONS_EXTENSION "missive.actions.v1"

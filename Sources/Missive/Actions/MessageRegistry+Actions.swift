@@ -35,6 +35,16 @@ extension MessageRegistry {
         return actions(forType: message.content.objectName)
     }
 
+    /// The loaded action a listed one stands for, loading its plugin on first use: for the conformance suite.
+    package func loadedAction(_ action: MessageAction) throws(MissiveError) -> PluginAction {
+        let index = action.kind == .composer
+            ? composerActionIndex[action.id] : messageActionIndex[RegisteredAction.MessageKey(objectName: action.objectName, id: action.id)]
+        guard let index, registeredActions[index].info == action else {
+            throw MissiveError(.noSuchAction, "the action is not registered", objectName: action.objectName, action: action.id)
+        }
+        return try registeredActions[index].loaded()
+    }
+
     private func isRegistered(_ action: MessageAction) -> Bool {
         messageActionIndex[RegisteredAction.MessageKey(objectName: action.objectName, id: action.id)].map { registeredActions[$0].info == action } ?? false
     }

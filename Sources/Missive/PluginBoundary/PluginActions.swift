@@ -255,8 +255,8 @@ enum PluginActions {
     }
 
     /// The example argument lists of `examples` (a JSON array of arrays), each argument as written; with
-    /// none given, one empty list for an action without value parameters. Otherwise the reason they cannot
-    /// be read.
+    /// none given (NULL or `[]`), one empty list for an action without value parameters. Otherwise the reason
+    /// they cannot be read.
     private static func examples(_ bytes: [UInt8]?, signature: ActionSignature) -> ([[ActionArgument]], String?) {
         guard let bytes else { return (signature.valueParameters.isEmpty ? [[]] : [], nil) }
         let text = String(decoding: bytes, as: UTF8.self)
@@ -269,7 +269,7 @@ enum PluginActions {
                 guard case .array(let arguments) = list else { return ([], "examples is not a JSON array of argument arrays: \(text)") }
                 result.append(arguments.map { .json(Array($0.serialized.utf8)) })
             }
-            return (result, nil)
+            return (result.isEmpty && signature.valueParameters.isEmpty ? [[]] : result, nil)
         } catch {
             return ([], "examples is not JSON (\(error)): \(text)")
         }

@@ -50,6 +50,12 @@ package struct PluginProbe: Sendable {
     /// The library, for looking up the actions' symbols.
     let library: DynamicLibrary
 
+    /// The actions judged as the loader judges them, against `metadata` and the types that can be called:
+    /// those that load, and a reason for each refused.
+    package func judgeActions(metadata: PluginMetadata) -> (actions: [PluginAction], rejections: [MissiveError]) {
+        PluginActions.resolve(actions, metadata: metadata, types: types.compactMap { try? $0.get() }, library: library, info: info)
+    }
+
     /// The plugin's identity, with empty strings where the descriptor has none.
     package var info: PluginInfo {
         PluginInfo(name: name ?? "", version: version ?? "", vendor: vendor ?? "",
