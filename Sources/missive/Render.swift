@@ -79,7 +79,7 @@ extension MissiveCommand {
             }
             progress.finish()
             let clock = TranscriptClock(timeZone: TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!)
-            let transcript = Transcript(messages: messages, currentUserID: me, clock: clock)
+            let transcript = Transcript(messages: messages, currentUserID: me, clock: clock, actions: result.registry.actions(for:))
             let toTerminal = output == nil
             let text: String
             switch format {

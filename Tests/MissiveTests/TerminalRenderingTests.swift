@@ -28,10 +28,13 @@ import Testing
 
     // MARK: Golden output
 
-    /// The whole conversation at 80 columns, without colours, as a person reads it. To accept a deliberate
-    /// change, run the tests with MISSIVE_UPDATE_GOLDEN=1 and review the diff of the file.
+    /// The whole conversation at 80 columns, without colours, as a person reads it, with each message's actions
+    /// as `missive render` shows them. To accept a deliberate change, run the tests with MISSIVE_UPDATE_GOLDEN=1
+    /// and review the diff of the file.
     @Test func theSampleConversationMatchesItsGoldenDrawing() throws {
-        let transcript = Transcript(messages: try Self.sampleMessages(), currentUserID: "alice")
+        let registry = try Fixtures.sampleRegistry()
+        let messages = try Fixtures.conversationLines().map { line throws(MissiveError) in try registry.decode(line: line) }
+        let transcript = Transcript(messages: messages, currentUserID: "alice", actions: registry.actions(for:))
         let drawn = TerminalRenderer(width: 80, colors: false).render(transcript)
         let path = Fixtures.repositoryRoot + "/Tests/Golden/conversation-80.txt"
         if ProcessInfo.processInfo.environment["MISSIVE_UPDATE_GOLDEN"] == "1" {

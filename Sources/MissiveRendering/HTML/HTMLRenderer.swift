@@ -54,8 +54,8 @@ public struct HTMLRenderer: Sendable {
 
     // MARK: Transcripts
 
-    /// One message as an `<article class="msg">` with its id in `data-id`: author, avatar, bubble (quote and
-    /// content) and footer (time and thread counter), as its options ask.
+    /// One message as an `<article class="msg">` with its id in `data-id`: author, avatar, bubble (quote,
+    /// content and action buttons) and footer (time and thread counter), as its options ask.
     public func render(_ item: TranscriptMessage) -> String {
         let options = item.options
         let flipped = options.contains(.flipped)
@@ -77,6 +77,7 @@ public struct HTMLRenderer: Sendable {
         case .view(let view): content += render(view)
         case .unsupported(let card): content += components.unsupportedCard(card)
         }
+        if !item.actions.isEmpty { content += components.actionBar(item.actions, HTMLLayout(components: components)) }
         content += "</div>"
         out += options.contains(.bubble) ? components.bubble(content, options) : content
         out += "</div>"

@@ -98,6 +98,7 @@ public enum HTMLStylesheet {
             .el-stack { display: flex; min-width: 0; max-width: 100%; }
             .el-stack-vertical { flex-direction: column; align-items: flex-start; }
             .el-stack-horizontal { flex-direction: row; flex-wrap: wrap; align-items: center; }
+            .actions { display: flex; flex-wrap: wrap; gap: \(px(M.spacingUnit)); margin-top: \(px(M.spacingUnit)); max-width: 100%; }
             .el-stack > * { min-width: 0; max-width: 100%; }
             \(gaps)\
             .el-text { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }

@@ -38,6 +38,14 @@ public struct TerminalComponents: Sendable {
     public var dateSeparator: @Sendable (_ title: String, _ width: Int) -> TerminalBlock
     /// The content of an unknown or refused message.
     public var unsupportedCard: @Sendable (_ card: UnsupportedCard, _ width: Int) -> TerminalBlock
+    /// A message's actions (``TranscriptMessage/actions``) as buttons, inside the bubble under the content;
+    /// `layout` draws elements with these components.
+    public var actionBar: @Sendable (_ actions: [MessageAction], _ width: Int, _ layout: TerminalLayout) -> TerminalBlock
+
+    /// The standard action bar: a horizontal stack of one button per action, which wraps when it does not fit.
+    public static let standardActionBar: @Sendable ([MessageAction], Int, TerminalLayout) -> TerminalBlock = { actions, width, layout in
+        layout.draw(.stack(ViewStack(axis: .horizontal, spacing: 1, children: actions.map { .button($0.title, action: $0.id) })), width: width)
+    }
 
     /// Missive's own look.
     public static let standard = TerminalComponents(
@@ -107,7 +115,8 @@ public struct TerminalComponents: Sendable {
         threadInfo: @escaping @Sendable (Int) -> TerminalLine,
         quotedPreview: @escaping @Sendable (QuotedPreview, Int) -> TerminalBlock,
         dateSeparator: @escaping @Sendable (String, Int) -> TerminalBlock,
-        unsupportedCard: @escaping @Sendable (UnsupportedCard, Int) -> TerminalBlock
+        unsupportedCard: @escaping @Sendable (UnsupportedCard, Int) -> TerminalBlock,
+        actionBar: @escaping @Sendable ([MessageAction], Int, TerminalLayout) -> TerminalBlock = TerminalComponents.standardActionBar
     ) {
         self.elements = elements
         self.bubble = bubble
@@ -119,6 +128,7 @@ public struct TerminalComponents: Sendable {
         self.quotedPreview = quotedPreview
         self.dateSeparator = dateSeparator
         self.unsupportedCard = unsupportedCard
+        self.actionBar = actionBar
     }
 }
 

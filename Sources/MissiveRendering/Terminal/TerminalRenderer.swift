@@ -56,7 +56,7 @@ public struct TerminalRenderer: Sendable {
     /// The widest content of a bubble.
     public var contentColumns: Int { max(bubbleColumns - 4, 1) }
 
-    /// One message drawn: author, bubble (quote and content), footer, across the whole width.
+    /// One message drawn: author, bubble (quote, content and action buttons), footer, across the whole width.
     public func block(for item: TranscriptMessage) -> TerminalBlock {
         let options = item.options
         let layout = TerminalLayout(components: components)
@@ -68,6 +68,7 @@ public struct TerminalRenderer: Sendable {
         case .view(let view): content.append(layout.draw(view, width: contentColumns))
         case .unsupported(let card): content.append(components.unsupportedCard(card, contentColumns))
         }
+        if !item.actions.isEmpty { content.append(components.actionBar(item.actions, contentColumns, layout)) }
         let bubble = options.contains(.bubble) ? components.bubble(content, options) : content
         let flipped = options.contains(.flipped)
         let gutter = flipped ? 0 : components.avatarColumns

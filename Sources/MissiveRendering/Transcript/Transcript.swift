@@ -124,6 +124,9 @@ public struct TranscriptMessage: Sendable {
     public let quote: QuotedPreview?
     /// How many messages of the transcript reply to it.
     public let replyCount: Int
+    /// The actions of its type that its view does not already show as buttons, in menu order: renderers
+    /// draw them as buttons under the content. None for unknown messages.
+    public let actions: [MessageAction]
 }
 
 /// A conversation laid out for drawing: messages with their options and decorations, and date separators.
@@ -155,9 +158,12 @@ public struct Transcript: Sendable {
     ///   - clock: the days and times, in a time zone (UTC by default).
     ///   - resolver: the layout rules.
     ///   - authorName: a display name for a sender id; the id itself by default. Cleaned before use.
+    ///   - actions: the actions a message offers, usually ``MessageRegistry/actions(for:)``; none by default.
+    ///     A message shows, as buttons under its content, those its view does not already name in a button.
     public init(
         messages: [Message], currentUserID: String? = nil, clock: TranscriptClock = TranscriptClock(),
-        resolver: any MessageLayoutResolving = DefaultLayoutResolver(), authorName: @Sendable (String) -> String = { $0 }
+        resolver: any MessageLayoutResolving = DefaultLayoutResolver(), authorName: @Sendable (String) -> String = { $0 },
+        actions: (Message) -> [MessageAction] = { _ in [] }
     ) {
         // In the order sent, each id once: a message received twice (a retry, a resync) is drawn once.
         var seen: Set<String> = []
@@ -185,10 +191,14 @@ public struct Transcript: Sendable {
                 lastDay = day
             }
             let body: TranscriptMessage.Body
+            var offered: [MessageAction] = []
             if let unknown = message.unknown {
                 body = .unsupported(UnsupportedCard(unknown))
             } else {
-                body = .view(message.content.view ?? .text(message.digest))
+                let view = message.content.view ?? .text(message.digest)
+                body = .view(view)
+                let shown = view.buttonActions
+                offered = actions(message).filter { $0.kind == .message && !shown.contains($0.id) }
             }
             var quote: QuotedPreview?
             if let parentID = message.envelope.parentID {
@@ -203,9 +213,20 @@ public struct Transcript: Sendable {
                     TranscriptMessage(
                         message: message, options: resolver.options(at: index, in: messages, context: context),
                         author: name(message.envelope.senderID), time: clock.time(of: message.envelope.sentAt), body: body,
-                        quote: quote, replyCount: replyCounts[message.envelope.id] ?? 0)))
+                        quote: quote, replyCount: replyCounts[message.envelope.id] ?? 0, actions: offered)))
         }
         self.rows = rows
         self.context = context
+    }
+}
+
+extension ViewElement {
+    /// The ids of the actions the buttons of this view name.
+    var buttonActions: Set<String> {
+        switch self {
+        case .button(let button): [button.action]
+        case .stack(let stack): stack.children.reduce(into: Set<String>()) { $0.formUnion($1.buttonActions) }
+        default: []
+        }
     }
 }
