@@ -4,7 +4,7 @@ import Missive
 extension MissiveCommand {
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a plugin file's metadata, read from the file without loading or running it.",
+            abstract: "Print a plugin file's metadata (identity, containers, types and actions), read from the file without loading or running it.",
             discussion: "A file that is not a Missive plugin gets an error and exit code 1.")
 
         @Argument(help: "The plugin's shared object (.so).")
@@ -50,6 +50,22 @@ extension MissiveCommand {
                     json.endObject()
                 }
                 json.endArray()
+                json.key("actions")
+                json.beginArray()
+                for action in metadata.actions {
+                    json.beginObject()
+                    json.field("kind", action.kind.rawValue)
+                    json.field("id", action.id)
+                    json.field("objectName", action.objectName)
+                    json.field("title", action.title)
+                    json.field("icon", action.icon)
+                    json.field("priority", action.priority)
+                    json.field("yields", action.yields.rawValue)
+                    json.field("signature", action.signature)
+                    json.field("symbol", action.symbol)
+                    json.endObject()
+                }
+                json.endArray()
                 json.endObject()
                 Console.out(bytes: json.bytes)
             case .text:
@@ -68,6 +84,13 @@ extension MissiveCommand {
                 }
                 Console.out("Types (\(rows.count)):")
                 Console.out(table([["OBJECTNAME", "BUSINESSID / CONTAINER VALUE", "PERSISTENCE", "MEDIA"]] + rows))
+                if !metadata.actions.isEmpty {
+                    Console.out("Actions (\(metadata.actions.count)):")
+                    Console.out(table([["KIND", "ID", "TYPE", "TITLE", "PRIORITY", "YIELDS", "SIGNATURE", "SYMBOL"]] + metadata.actions.map { action in
+                        [action.kind.rawValue, action.id, action.objectName, action.title, "\(action.priority)",
+                         action.kind == .message ? action.yields.rawValue : "-", action.signature, action.symbol ?? "-"]
+                    }))
+                }
             }
         }
     }

@@ -122,6 +122,9 @@ import Testing
         #expect(host.stdout.contains(#"re-encoded:  {"receipt":  "R-77" ,"lines":[1, 2.50e1, -0.5]}"#))
         // The conversation drawn: the installed plugin's order card, a thread counter, a card for what is unknown.
         #expect(host.stdout.contains("│ Order A-1042"), "\(host.stdout)")
+        // The composer menu, and the installed plugin's action as a button on its card.
+        #expect(host.stdout.hasPrefix("composer: Poll (demo.poll.create), Rate (demo.rating.create)\n"), "\(host.stdout)")
+        #expect(host.stdout.contains("[ Track order ]"))
         #expect(host.stdout.contains("↳ 2 replies"))
         #expect(host.stdout.contains("type acme:receipt is not installed"))
         // The sample plugins in the build folder, and the one installed above.
@@ -129,7 +132,7 @@ import Testing
     }
 
     /// A git repository at `path` holding this checkout's files (not its build folders), committed and
-    /// tagged with the current version, so that `from: "0.4.0"` resolves to the code under test.
+    /// tagged with the current version, so that `from: "0.5.0"` resolves to the code under test.
     static func snapshot(into path: String) throws -> String {
         let manager = FileManager.default
         try manager.createDirectory(atPath: path, withIntermediateDirectories: true)

@@ -165,6 +165,15 @@ import Testing
             return nil
         }
         #expect(order == ["early", "same-a", "same-b", "late"])
+
+        // A message given again with new content (an action's edit appended after it) is drawn as the last
+        // version, in the place of the first.
+        var edited = Self.envelope("early", from: "bob", at: base)
+        edited.content = Array(#"{"content":"edited"}"#.utf8)
+        let replaced = Transcript(messages: messages + [registry.decode(edited)])
+        guard case .message(let first) = replaced.rows[1] else { Issue.record("no message"); return }
+        #expect(first.message.envelope.id == "early" && first.message.digest == "edited")
+        #expect(replaced.rows.count == transcript.rows.count)
         #expect(transcript.rows.filter { if case .dateSeparator = $0 { true } else { false } }.count == 2)
         #expect(TerminalRenderer(width: 40).render(Transcript(messages: [])) == TerminalRenderer.emptyText + "\n")
     }

@@ -100,7 +100,11 @@ struct MissiveBench {
         // 3. Views: off the decode path, measured on their own.
         Views.report(Views.measure(registry: discovery.registry, corpus: corpus, count: 10_000, runs: options.runs))
 
-        // 4. Memory.
+        // 4. Actions: through ffi_call against a direct call, and the argument check apart.
+        try Actions.generatePlugin(into: options.work + "/actions", header: options.header)
+        Actions.report(try Actions.measure(directory: options.work + "/actions", samples: discovery.registry, runs: options.runs))
+
+        // 5. Memory.
         let memory = try runSelf(["memory-child", options.plugins, generated, String(options.messages)])
         print("## Memory (one process: \(Startup.pluginCount) generated plugins plus the samples, then \(options.messages) decodes)\n")
         print(memory)

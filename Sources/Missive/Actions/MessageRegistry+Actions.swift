@@ -35,6 +35,13 @@ extension MessageRegistry {
         return actions(forType: message.content.objectName)
     }
 
+    /// The function of a listed action, with its call interface prepared: for the benchmarks, which call it
+    /// directly and through `ffi_call` to compare the two.
+    @_spi(Benchmarks)
+    public func function(of action: MessageAction) throws(MissiveError) -> ActionFunction {
+        try loadedAction(action).function
+    }
+
     /// The loaded action a listed one stands for, loading its plugin on first use: for the conformance suite.
     package func loadedAction(_ action: MessageAction) throws(MissiveError) -> PluginAction {
         let index = action.kind == .composer

@@ -132,8 +132,9 @@ public struct TranscriptMessage: Sendable {
 /// A conversation laid out for drawing: messages with their options and decorations, and date separators.
 ///
 /// Building it is pure and done once; renderers only draw it. Messages are drawn in the order they were sent
-/// (`sentAt`; messages sent at the same time keep the order given), a message whose id came before is drawn
-/// once, and status messages (persistence `status`, such as typing indicators) are not drawn.
+/// (`sentAt`; messages sent at the same time keep the order given), a message whose id comes more than once
+/// is drawn once, as the last version given (an edit replaces the original in place), and status messages
+/// (persistence `status`, such as typing indicators) are not drawn.
 public struct Transcript: Sendable {
     /// One row.
     public enum Row: Sendable {
@@ -165,12 +166,17 @@ public struct Transcript: Sendable {
         resolver: any MessageLayoutResolving = DefaultLayoutResolver(), authorName: @Sendable (String) -> String = { $0 },
         actions: (Message) -> [MessageAction] = { _ in [] }
     ) {
-        // In the order sent, each id once: a message received twice (a retry, a resync) is drawn once.
+        // In the order sent, each id once: a message received twice (a retry, a resync) is drawn once, and one
+        // given again with new content (an edit, an action's result) is drawn as the last version given, in
+        // the place of the first.
+        var latest: [String: Message] = [:]
+        for message in messages { latest[message.envelope.id] = message }
         var seen: Set<String> = []
         let messages = messages.enumerated()
             .sorted { $0.element.envelope.sentAt != $1.element.envelope.sentAt ? $0.element.envelope.sentAt < $1.element.envelope.sentAt : $0.offset < $1.offset }
             .map(\.element)
             .filter { seen.insert($0.envelope.id).inserted }
+            .map { latest[$0.envelope.id] ?? $0 }
         var byID: [String: Message] = [:]
         var replyCounts: [String: Int] = [:]
         for message in messages where Self.isDrawn(message) {

@@ -1,3 +1,4 @@
+import Foundation
 import MissivePluginKit
 
 /// An order card from Acme's shop: the order number, its total and what was bought.
@@ -23,6 +24,13 @@ struct OrderMessage: Codable, MessageContentView {
 
     var digest: String { "[Order] \(orderID), \(total.amount) \(total.currency)" }
     var searchableWords: [String]? { [orderID] + items.map(\.sku) }
+
+    /// The order's page in Acme's shop: a message action that gives a URL for the host to open, shown as a
+    /// button under the card.
+    @MissiveAction("track", title: "Track order", icon: "shippingbox", priority: 10)
+    func track() -> URL {
+        URL(string: "https://shop.acme.example/orders/")!.appending(path: orderID)
+    }
 }
 
 /// How hosts draw an order: a card with its number, one row per item, and the total.

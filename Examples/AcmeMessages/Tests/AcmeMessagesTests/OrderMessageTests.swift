@@ -10,6 +10,7 @@ import Testing
     #expect(order.digest == "[Order] A-1042, 42.50 EUR")
     #expect(order.searchableWords == ["A-1042", "maki-8"])
     #expect(OrderMessage.persistence == .counted)
+    #expect(order.track().absoluteString == "https://shop.acme.example/orders/A-1042")
 }
 
 @Test func aHostDecodesTheTypeAsItWouldFromThePlugin() throws {

@@ -28,6 +28,8 @@ struct ChatHost {
         let discovery = builder.discoverPlugins(logger: logger)
         let registry = builder.build()
         logger.info("ready: \(discovery)")
+        // The composer's "more" menu: every plugin's composer actions, highest priority first.
+        print("composer: " + registry.composerActions.map { "\($0.title) (\($0.id))" }.joined(separator: ", "))
 
         let arguments = CommandLine.arguments.dropFirst()
         let input = try arguments.first.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
@@ -47,8 +49,9 @@ struct ChatHost {
             }
         }
 
-        // The conversation as people see it, drawn for a terminal 72 columns wide: each type's own view,
-        // grouped by sender, with date separators, quote replies and cards for what the host cannot show.
-        print(TerminalRenderer(width: 72).render(Transcript(messages: messages)))
+        // The conversation as people see it, drawn for a terminal 72 columns wide: each type's own view and
+        // action buttons, grouped by sender, with date separators, quote replies and cards for what the host
+        // cannot show.
+        print(TerminalRenderer(width: 72).render(Transcript(messages: messages, actions: registry.actions(for:))))
     }
 }
