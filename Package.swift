@@ -107,7 +107,8 @@ let package = Package(
         .testTarget(
             name: "MissiveTests",
             dependencies: [
-                "Missive", "MissivePluginKit", "MissiveConformance", "MissiveMacros", "MissiveRendering", .product(name: "Logging", package: "swift-log"),
+                "Missive", "MissivePluginKit", "MissiveConformance", "MissiveMacros", "MissiveRendering", "CMissivePlugin",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
             ],
             swiftSettings: strictSwift

@@ -74,7 +74,7 @@ public final class ActionFunction: @unchecked Sendable {
     }
 
     /// Prepares the call interface of the function at `address` for `signature`.
-    init(signature: ActionSignature, address: UnsafeRawPointer, owner: AnyObject? = nil) throws(PreparationError) {
+    package init(signature: ActionSignature, address: UnsafeRawPointer, owner: AnyObject? = nil) throws(PreparationError) {
         self.signature = signature
         self.address = address
         self.owner = owner
