@@ -61,7 +61,8 @@ extension MissiveCommand {
                 if !refused.isEmpty {
                     Console.out("\nRejected (\(refused.count)):")
                     for error in refused {
-                        Console.out("  \(error.file ?? "-")\n    [\(error.code)] \(error.objectName.map { "\($0): " } ?? "")\(error.action ?? ""): \(error.message)")
+                        Console.out("  \(error.file ?? "-")\n    [\(error.code)] \(error.objectName.map { "\($0): " } ?? "")"
+                            + "\(error.action.map { "action '\($0)': " } ?? "")\(error.message)")
                     }
                 }
             }

@@ -92,7 +92,8 @@ extension MissiveCommand {
             where !errors.isEmpty {
                 Console.out("\n\(title) (\(errors.count)):")
                 for error in errors {
-                    Console.out("  \(error.file ?? "-")\n    [\(error.code)] \(error.objectName.map { "\($0): " } ?? "")\(error.message)")
+                    Console.out("  \(error.file ?? "-")\n    [\(error.code)] \(error.objectName.map { "\($0): " } ?? "")"
+                        + "\(error.action.map { "action '\($0)': " } ?? "")\(error.message)")
                 }
             }
         }

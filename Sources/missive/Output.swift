@@ -56,13 +56,15 @@ extension JSONWriter {
         endObject()
     }
 
-    /// `{"file": ..., "objectName": ..., "code": ..., "reason": ...}`.
+    /// `{"file": ..., "objectName": ..., "action": ..., "code": ..., "reason": ...}`.
     mutating func rejection(_ error: MissiveError) {
         beginObject()
         key("file")
         string(error.file)
         key("objectName")
         string(error.objectName)
+        key("action")
+        string(error.action)
         key("code")
         string(error.code.description)
         key("reason")

@@ -13,20 +13,19 @@ public enum ActionResult: Sendable {
 extension MessageRegistry {
     /// Every composer action, in menu order: higher priority first, then by title.
     public var composerActions: [MessageAction] {
-        composerActionIndex.values.map { registeredActions[$0].info }.sorted(by: MessageAction.menuOrder)
+        registeredActions.map(\.info).filter { $0.kind == .composer }.sorted(by: MessageAction.menuOrder)
     }
 
     /// Every message action of every type, by type and then in menu order.
     public var messageActions: [MessageAction] {
-        messageActionIndex.values.map { registeredActions[$0].info }.sorted {
+        registeredActions.map(\.info).filter { $0.kind == .message }.sorted {
             $0.objectName != $1.objectName ? $0.objectName < $1.objectName : MessageAction.menuOrder($0, $1)
         }
     }
 
     /// The actions of messages of the type `objectName`, in menu order.
     public func actions(forType objectName: String) -> [MessageAction] {
-        registeredActions.filter { $0.info.kind == .message && $0.info.objectName == objectName && isRegistered($0.info) }
-            .map(\.info).sorted(by: MessageAction.menuOrder)
+        registeredActions.map(\.info).filter { $0.kind == .message && $0.objectName == objectName }.sorted(by: MessageAction.menuOrder)
     }
 
     /// The actions a message offers, in menu order: its type's, none for an unknown message.
@@ -50,10 +49,6 @@ extension MessageRegistry {
             throw MissiveError(.noSuchAction, "the action is not registered", objectName: action.objectName, action: action.id)
         }
         return try registeredActions[index].loaded()
-    }
-
-    private func isRegistered(_ action: MessageAction) -> Bool {
-        messageActionIndex[RegisteredAction.MessageKey(objectName: action.objectName, id: action.id)].map { registeredActions[$0].info == action } ?? false
     }
 
     /// A new message id: a random UUID, in lowercase.

@@ -545,6 +545,7 @@ extension MessageRegistry.Builder {
             var metadata: Logger.Metadata = ["missive.code": "\(error.code)"]
             if let file = error.file { metadata["missive.file"] = "\(file)" }
             if let objectName = error.objectName { metadata["missive.objectName"] = "\(objectName)" }
+            if let action = error.action { metadata["missive.action"] = "\(action)" }
             // Shadowing is how a user's copy overrides the system's: a decision, not a problem.
             if error.code == .shadowed {
                 logger.notice("skipped plugin: \(error.message)", metadata: metadata)
