@@ -2,7 +2,7 @@ import Foundation
 import Missive
 import Synchronization
 
-/// `missive-bench [--plugins DIR] [--messages N] [--runs N] [--work DIR]`
+/// `missive-bench [--plugins DIR] [--messages N] [--runs N] [--work DIR] [--only startup|decode|views|actions|memory]`
 ///
 /// Measures Missive side by side with its floors and a peer in one run, and prints Markdown tables of
 /// medians, min–max and ratios. `Benchmarks/run.sh` builds the sample plugins in release mode and runs this.
@@ -29,6 +29,11 @@ struct MissiveBench {
         var runs = 5
         var work = NSTemporaryDirectory() + "missive-bench"
         var header = FileManager.default.currentDirectoryPath + "/Sources/CMissivePlugin/include"
+        /// The sections to run; all when empty.
+        var only: Set<String> = []
+
+        /// Whether the section `name` runs.
+        func runs(_ name: String) -> Bool { only.isEmpty || only.contains(name) }
 
         init(_ arguments: [String]) {
             var iterator = arguments.makeIterator()
@@ -39,6 +44,7 @@ struct MissiveBench {
                 case "--runs": runs = iterator.next().flatMap(Int.init) ?? runs
                 case "--work": work = iterator.next() ?? work
                 case "--header": header = iterator.next() ?? header
+                case "--only": only.insert(iterator.next() ?? "")
                 default: FileHandle.standardError.write(Data("missive-bench: ignoring \(argument)\n".utf8))
                 }
             }
@@ -54,7 +60,34 @@ struct MissiveBench {
         // 1. Startup.
         let generated = options.work + "/plugins"
         try Startup.generatePlugins(into: generated, header: options.header)
-        let startup = try Startup.measure(directory: generated, runs: options.runs)
+        if options.runs("startup") { try reportStartup(directory: generated, runs: options.runs) }
+
+        // 2. Decode.
+        let corpus = Corpus()
+        let discovery = MessageRegistry.discover(searchPath: PluginSearchPath(entries: [.init(directory: options.plugins, source: .explicit)]))
+        let samples = discovery.plugins.map(\.info.name).filter { ["DemoMessages", "DemoMedia", "CRating"].contains($0) }
+        guard samples.count == 3 else { throw BenchError("sample plugins not found in \(options.plugins): \(discovery.rejections)") }
+        if options.runs("decode") { try reportDecode(corpus: corpus, registry: discovery.registry, options: options, cores: cores) }
+
+        // 3. Views: off the decode path, measured on their own.
+        if options.runs("views") { Views.report(Views.measure(registry: discovery.registry, corpus: corpus, count: 10_000, runs: options.runs)) }
+
+        // 4. Actions: through ffi_call against a direct call, and the argument check apart.
+        if options.runs("actions") {
+            try Actions.generatePlugin(into: options.work + "/actions", header: options.header)
+            Actions.report(try Actions.measure(directory: options.work + "/actions", samples: discovery.registry, runs: options.runs))
+        }
+
+        // 5. Memory.
+        if options.runs("memory") {
+            let memory = try runSelf(["memory-child", options.plugins, generated, String(options.messages)])
+            print("## Memory (one process: \(Startup.pluginCount) generated plugins plus the samples, then \(options.messages) decodes)\n")
+            print(memory)
+        }
+    }
+
+    static func reportStartup(directory generated: String, runs: Int) throws {
+        let startup = try Startup.measure(directory: generated, runs: runs)
         print("## Startup: \(Startup.pluginCount) plugin files, \(Startup.pluginCount * Startup.typesPerPlugin) types\n")
         print("| what | ms, median (min–max) | ratio to floor |")
         print("|---|---|---|")
@@ -63,14 +96,11 @@ struct MissiveBench {
         print("| Missive with a warm metadata cache | \(startup.cached.summary(2)) | \(format(startup.cached.median / startup.floor.median, 2)) |")
         print("| Missive, lazy loading, warm metadata cache (no plugin loaded yet) | \(startup.lazy.summary(2)) | \(format(startup.lazy.median / startup.floor.median, 2)) |")
         print("")
+    }
 
-        // 2. Decode.
-        let corpus = Corpus()
-        let discovery = MessageRegistry.discover(searchPath: PluginSearchPath(entries: [.init(directory: options.plugins, source: .explicit)]))
-        let samples = discovery.plugins.map(\.info.name).filter { ["DemoMessages", "DemoMedia", "CRating"].contains($0) }
-        guard samples.count == 3 else { throw BenchError("sample plugins not found in \(options.plugins): \(discovery.rejections)") }
+    static func reportDecode(corpus: Corpus, registry: MessageRegistry, options: Options, cores: Int) throws {
         ProtobufDecoder.registerTypes()
-        let decoders: [any BenchDecoder] = [NativeDecoder(), MissiveDecoder(registry: discovery.registry), ProtobufDecoder()]
+        let decoders: [any BenchDecoder] = [NativeDecoder(), MissiveDecoder(registry: registry), ProtobufDecoder()]
         try checkAgreement(corpus, decoders)
 
         var single: [String: [Double]] = [:], parallel: [String: [Double]] = [:]
@@ -96,18 +126,6 @@ struct MissiveBench {
             }
             print("")
         }
-
-        // 3. Views: off the decode path, measured on their own.
-        Views.report(Views.measure(registry: discovery.registry, corpus: corpus, count: 10_000, runs: options.runs))
-
-        // 4. Actions: through ffi_call against a direct call, and the argument check apart.
-        try Actions.generatePlugin(into: options.work + "/actions", header: options.header)
-        Actions.report(try Actions.measure(directory: options.work + "/actions", samples: discovery.registry, runs: options.runs))
-
-        // 5. Memory.
-        let memory = try runSelf(["memory-child", options.plugins, generated, String(options.messages)])
-        print("## Memory (one process: \(Startup.pluginCount) generated plugins plus the samples, then \(options.messages) decodes)\n")
-        print(memory)
     }
 
     /// Decodes `messages` lines with one decoder and nothing else, to run under a profiler:

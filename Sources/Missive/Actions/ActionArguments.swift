@@ -11,7 +11,7 @@ public enum ActionArguments {
     ///   an integer is out of its type's range, a number is not finite, or a string holds a NUL or invalid
     ///   UTF-8 (a lone surrogate included) or is longer than ``ActionSignature/maxStringBytes``.
     public static func values(_ arguments: [ActionArgument], for action: MessageAction) throws(MissiveError) -> [ActionValue] {
-        let parameters = action.signature.valueParameters
+        let parameters = action.parameters
         func refuse(_ message: String, _ parameter: String?) -> MissiveError {
             MissiveError(.invalidArgument, message, file: action.plugin.path, objectName: action.objectName, action: action.id, parameter: parameter)
         }
@@ -42,8 +42,11 @@ public enum ActionArguments {
         init(_ description: String) { self.description = description }
     }
 
-    /// A JSON value as given: numbers keep their spelling, so that ranges are judged exactly.
+    /// A JSON value as given: numbers written in JSON keep their spelling, so that ranges are judged exactly;
+    /// Swift's typed numbers are taken as they are.
     private enum Given {
+        case integer(Int64)
+        case double(Double)
         case number(String)
         case string(String)
         case bool(Bool)
@@ -53,8 +56,8 @@ public enum ActionArguments {
 
         init(_ argument: ActionArgument) throws(Problem) {
             switch argument {
-            case .integer(let number): self = .number(String(number))
-            case .number(let number): self = .number(number.isFinite ? "\(number)" : (number.isNaN ? "NaN" : number < 0 ? "-1e999" : "1e999"))
+            case .integer(let number): self = .integer(number)
+            case .number(let number): self = .double(number)
             case .string(let text): self = .string(text)
             case .bool(let flag): self = .bool(flag)
             case .null: self = .null
@@ -81,6 +84,8 @@ public enum ActionArguments {
         /// The value in words: `the number 2.5`, `the string "abc"`, `true`, `an array`.
         var description: String {
             switch self {
+            case .integer(let number): "the number \(number)"
+            case .double(let number): "the number \(number)"
             case .number(let spelling): "the number \(spelling)"
             case .string(let text): "the string \"\(TextHygiene.cut(TextHygiene.line(text), toCodePoints: 40))\""
             case .bool(let flag): "\(flag)"
@@ -97,17 +102,27 @@ public enum ActionArguments {
         func wrong() -> Problem { Problem("expected \(type.expectedArgument); got \(given.description)") }
         switch type {
         case .int32, .int64:
-            guard case .number(let spelling) = given else { throw wrong() }
-            guard isIntegerSpelling(spelling) else {
-                throw Problem("expected an integer (no fraction or exponent); got \(given.description)")
+            let number: Int64
+            switch given {
+            case .integer(let value): number = value
+            case .number(let spelling) where isIntegerSpelling(spelling):
+                guard let value = Int64(spelling) else { throw outOfRange(spelling, type) }
+                number = value
+            case .number, .double: throw Problem("expected an integer (no fraction or exponent); got \(given.description)")
+            default: throw wrong()
             }
-            guard let number = Int64(spelling), type == .int64 || Int32(exactly: number) != nil else {
-                throw Problem("\(spelling) is out of range: \(type.rawValue) takes \(type.expectedArgument.dropFirst("an integer ".count))")
-            }
-            return type == .int64 ? .int64(number) : .int32(Int32(number))
+            if type == .int64 { return .int64(number) }
+            guard let small = Int32(exactly: number) else { throw outOfRange(String(number), type) }
+            return .int32(small)
         case .double:
-            guard case .number(let spelling) = given else { throw wrong() }
-            guard let number = Double(spelling), number.isFinite else { throw Problem("\(spelling) is out of range: a double must be finite") }
+            let number: Double
+            switch given {
+            case .integer(let value): number = Double(value)
+            case .double(let value): number = value
+            case .number(let spelling): number = Double(spelling) ?? .infinity
+            default: throw wrong()
+            }
+            guard number.isFinite else { throw Problem("\(given.description.dropFirst("the number ".count)) is out of range: a double must be finite") }
             return .double(number)
         case .bool:
             guard case .bool(let flag) = given else { throw wrong() }
@@ -126,6 +141,11 @@ public enum ActionArguments {
             // Not value parameters: the caller never gives them.
             throw wrong()
         }
+    }
+
+    /// The refusal of an integer outside its type's range.
+    private static func outOfRange(_ spelling: String, _ type: ActionSignature.ParameterType) -> Problem {
+        Problem("\(spelling) is out of range: \(type.rawValue) takes \(type.expectedArgument.dropFirst("an integer ".count))")
     }
 
     /// Whether a JSON number is written as an integer: an optional minus and digits.

@@ -32,10 +32,11 @@ public struct MessageAction: Sendable, Hashable, CustomStringConvertible {
     ) {
         (self.kind, self.id, self.objectName, self.title, self.icon) = (kind, id, objectName, title, icon)
         (self.priority, self.yields, self.signature, self.plugin) = (priority, yields, signature, plugin)
+        parameters = signature.valueParameters
     }
 
-    /// The arguments a caller gives, in order.
-    public var parameters: [ActionSignature.Parameter] { signature.valueParameters }
+    /// The arguments a caller gives, in order: the signature's value parameters.
+    public let parameters: [ActionSignature.Parameter]
 
     /// `vote on demo:poll: int32(message poll, int32 option, string voter, sink out)` or
     /// `demo.poll.create creates demo:poll: int32(...)`.

@@ -22,6 +22,20 @@ public enum ActionValue: Sendable, Hashable {
     case string(ActionString)
 }
 
+extension ActionValue {
+    /// Writes the C value into an argument slot of 8 bytes.
+    @inline(__always)
+    fileprivate func store(into slot: UnsafeMutableRawPointer) {
+        switch self {
+        case .int32(let value): slot.storeBytes(of: value, as: Int32.self)
+        case .int64(let value): slot.storeBytes(of: value, as: Int64.self)
+        case .double(let value): slot.storeBytes(of: value, as: Double.self)
+        case .bool(let value): slot.storeBytes(of: value ? 1 : 0, as: UInt8.self)
+        case .string(let text): slot.storeBytes(of: UnsafeRawPointer(text.pointer), as: UnsafeRawPointer.self)
+        }
+    }
+}
+
 /// A NUL-terminated copy of a string argument, in memory that stays put while a call uses it. Owned by this
 /// object and freed with it.
 @_spi(Benchmarks)
@@ -35,7 +49,11 @@ public final class ActionString: @unchecked Sendable, Hashable {
     public init(_ bytes: some Collection<UInt8>) {
         count = bytes.count
         pointer = .allocate(capacity: count + 1)
-        UnsafeMutableRawBufferPointer(start: pointer, count: count).copyBytes(from: bytes)
+        let target = UnsafeMutableRawBufferPointer(start: pointer, count: count)
+        // Contiguous bytes (a String's UTF-8, an array) are copied at once rather than one by one.
+        if bytes.withContiguousStorageIfAvailable({ target.copyMemory(from: UnsafeRawBufferPointer($0)) }) == nil {
+            target.copyBytes(from: bytes)
+        }
         pointer[count] = 0
     }
 
@@ -67,6 +85,17 @@ public final class ActionFunction: @unchecked Sendable {
     private let types: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>
     /// Keeps the closure an address belongs to, for a counting function.
     private let owner: AnyObject?
+    /// What fills each parameter's slot, in order: worked out once, so that a call reads no signature.
+    private let slots: [Slot]
+    /// How many value parameters there are.
+    private let valueCount: Int
+    /// The function, as `ffi_call` takes it.
+    private let entry: @convention(c) () -> Void
+
+    /// What goes into one parameter's slot.
+    private enum Slot: UInt8 {
+        case message, sink, value
+    }
 
     /// Why a call interface could not be prepared.
     package struct PreparationError: Error, CustomStringConvertible {
@@ -78,6 +107,9 @@ public final class ActionFunction: @unchecked Sendable {
         self.signature = signature
         self.address = address
         self.owner = owner
+        slots = signature.parameters.map { $0.type == .message ? .message : $0.type == .sink ? .sink : .value }
+        valueCount = signature.valueParameters.count
+        entry = unsafeBitCast(address, to: (@convention(c) () -> Void).self)
         let count = signature.parameters.count
         types = .allocate(capacity: max(count, 1))
         for (index, parameter) in signature.parameters.enumerated() {
@@ -112,34 +144,33 @@ public final class ActionFunction: @unchecked Sendable {
     /// parameters in order (already checked against the signature), and `sink` (a `missive_sink *`) for its
     /// sink. Returns the status the function returned.
     public func call(message: OpaquePointer?, values: [ActionValue], sink: UnsafeRawPointer) -> Int32 {
-        let parameters = signature.parameters
-        precondition(values.count == parameters.count - (signature.takesMessage ? 2 : 1), "values checked against the signature")
-        // One 8-byte slot per parameter holds its C value; every parameter type fits one.
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(parameters.count, 1)) { slots in
-            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(parameters.count, 1)) { pointers in
-                var next = 0
-                for (index, parameter) in parameters.enumerated() {
-                    let slot = UnsafeMutableRawPointer(slots.baseAddress! + index)
-                    switch parameter.type {
-                    case .message: slot.storeBytes(of: UnsafeRawPointer(message), as: UnsafeRawPointer?.self)
-                    case .sink: slot.storeBytes(of: sink, as: UnsafeRawPointer.self)
-                    default:
-                        switch values[next] {
-                        case .int32(let value): slot.storeBytes(of: value, as: Int32.self)
-                        case .int64(let value): slot.storeBytes(of: value, as: Int64.self)
-                        case .double(let value): slot.storeBytes(of: value, as: Double.self)
-                        case .bool(let value): slot.storeBytes(of: value ? 1 : 0, as: UInt8.self)
-                        case .string(let text): slot.storeBytes(of: UnsafeRawPointer(text.pointer), as: UnsafeRawPointer.self)
+        precondition(values.count == valueCount, "values checked against the signature")
+        let count = slots.count
+        // One 8-byte slot per parameter holds its C value (every parameter type fits one), and libffi gets a
+        // pointer to each; both live on the stack for the call.
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(count, 1)) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(count, 1)) { pointers in
+                slots.withUnsafeBufferPointer { slots in
+                    values.withUnsafeBufferPointer { values in
+                        var next = 0
+                        for index in 0..<count {
+                            let slot = UnsafeMutableRawPointer(storage.baseAddress! + index)
+                            switch slots[index] {
+                            case .message: slot.storeBytes(of: UnsafeRawPointer(message), as: UnsafeRawPointer?.self)
+                            case .sink: slot.storeBytes(of: sink, as: UnsafeRawPointer.self)
+                            case .value:
+                                values[next].store(into: slot)
+                                next += 1
+                            }
+                            pointers[index] = slot
                         }
-                        next += 1
+                        // A return value narrower than a register is written as a whole ffi_arg. The values
+                        // (and so their strings) stay alive until the call has returned.
+                        var result: ffi_arg = 0
+                        ffi_call(cif, entry, &result, pointers.baseAddress)
+                        return Int32(truncatingIfNeeded: result)
                     }
-                    pointers[index] = slot
                 }
-                // A return value narrower than a register is written as a whole ffi_arg.
-                var result: ffi_arg = 0
-                ffi_call(cif, unsafeBitCast(address, to: (@convention(c) () -> Void).self), &result, pointers.baseAddress)
-                // The values stay alive (and their strings in place) until the call has returned.
-                return withExtendedLifetime(values) { Int32(truncatingIfNeeded: result) }
             }
         }
     }
@@ -160,7 +191,7 @@ public final class ActionFunction: @unchecked Sendable {
 
     /// Forwards a call made through a counting closure to the real function.
     fileprivate func forward(result: UnsafeMutableRawPointer?, arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
-        ffi_call(cif, unsafeBitCast(address, to: (@convention(c) () -> Void).self), result, arguments)
+        ffi_call(cif, entry, result, arguments)
     }
 }
 
