@@ -45,7 +45,8 @@ import Testing
         ("ActionBadURL", "actions.examples", "failed", ["'javascript:alert(1)', which is not an http or https URL"]),
         ("ActionNoExamples", "actions.examples", "failed", ["repeat declares no example arguments"]),
         ("ActionCrashesOnOddString", "actions.strings", "crashed", ["SIGSEGV (signal 11)", "while running actions.strings"]),
-        ("ActionThreadUnsafe", "actions.threads", "failed", [#"fixture.label with "[\"alpha\"]""#, "on one thread", "differences in all"]),
+        // Which example's calls collide first varies from run to run.
+        ("ActionThreadUnsafe", "actions.threads", "failed", [#"fixture.label with "[\""#, "on one thread", "differences in all"]),
     ])
     func eachBrokenFixtureFailsExactlyItsActionCheck(fixture: String, check: String, outcome: String, details: [String]) throws {
         let file = "libBroken\(fixture).so"
