@@ -19,12 +19,7 @@ static const missive_action scale = {
     .examples = "[[2]]",
 };
 static const missive_action *const actions[] = {&scale};
-static const missive_actions_v1 extension = {.struct_size = sizeof(missive_actions_v1), .action_count = 1, .actions = actions};
-
-static const void *get_plugin_extension(void *context, const char *id) {
-    (void)context;
-    return fixture_actions_extension(&extension, id);
-}
+FIXTURE_ACTIONS(actions, get_plugin_extension)
 
 static const missive_type type = FIXTURE_TYPE("fixture:bad-signature", NULL, MISSIVE_PERSISTENCE_COUNTED);
 static const missive_type *const types[] = {&type};

@@ -18,12 +18,7 @@ static const missive_action reset = {
     .title = "Reset", .icon = "undo", .signature = "int32(message m, sink out)", .symbol = "invalid_result_reset",
 };
 static const missive_action *const actions[] = {&reset};
-static const missive_actions_v1 extension = {.struct_size = sizeof(missive_actions_v1), .action_count = 1, .actions = actions};
-
-static const void *get_plugin_extension(void *context, const char *id) {
-    (void)context;
-    return fixture_actions_extension(&extension, id);
-}
+FIXTURE_ACTIONS(actions, get_plugin_extension)
 
 static const missive_type type = FIXTURE_TYPE("fixture:invalid-result", NULL, MISSIVE_PERSISTENCE_COUNTED);
 static const missive_type *const types[] = {&type};

@@ -18,12 +18,7 @@ static const missive_action repeat = {
     .title = "Repeat", .icon = "repeat", .signature = "int32(message m, int32 times, sink out)", .symbol = "no_examples_repeat", .examples = NULL,
 };
 static const missive_action *const actions[] = {&repeat};
-static const missive_actions_v1 extension = {.struct_size = sizeof(missive_actions_v1), .action_count = 1, .actions = actions};
-
-static const void *get_plugin_extension(void *context, const char *id) {
-    (void)context;
-    return fixture_actions_extension(&extension, id);
-}
+FIXTURE_ACTIONS(actions, get_plugin_extension)
 
 static const missive_type type = FIXTURE_TYPE("fixture:no-examples", NULL, MISSIVE_PERSISTENCE_COUNTED);
 static const missive_type *const types[] = {&type};

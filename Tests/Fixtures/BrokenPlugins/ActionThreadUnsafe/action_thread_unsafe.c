@@ -37,12 +37,7 @@ static const missive_action label = {
     .examples = "[[\"alpha\"],[\"a much longer label\"]]",
 };
 static const missive_action *const actions[] = {&label};
-static const missive_actions_v1 extension = {.struct_size = sizeof(missive_actions_v1), .action_count = 1, .actions = actions};
-
-static const void *get_plugin_extension(void *context, const char *id) {
-    (void)context;
-    return fixture_actions_extension(&extension, id);
-}
+FIXTURE_ACTIONS(actions, get_plugin_extension)
 
 static const missive_type type = FIXTURE_TYPE("fixture:thread-unsafe-action", NULL, MISSIVE_PERSISTENCE_COUNTED);
 static const missive_type *const types[] = {&type};

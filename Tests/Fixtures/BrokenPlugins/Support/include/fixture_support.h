@@ -30,6 +30,19 @@ const void *fixture_view_extension(const missive_view_v1 *view, const char *exte
  * MISSIVE_ACTIONS_EXTENSION, NULL for any other id. */
 const void *fixture_actions_extension(const missive_actions_v1 *actions, const char *extension_id);
 
+/* Defines a missive.actions.v1 extension listing `action_array` (a static array of missive_action pointers)
+ * and `function_name`, a get_plugin_extension that returns it. */
+#define FIXTURE_ACTIONS(action_array, function_name)                                              \
+    static const missive_actions_v1 function_name##_extension = {                               \
+        .struct_size = sizeof(missive_actions_v1),                                              \
+        .action_count = sizeof(action_array) / sizeof((action_array)[0]),                       \
+        .actions = (action_array),                                                               \
+    };                                                                                           \
+    static const void *function_name(void *context, const char *extension_id) {                 \
+        (void)context;                                                                           \
+        return fixture_actions_extension(&function_name##_extension, extension_id);             \
+    }
+
 /* A plugin descriptor initializer like FIXTURE_PLUGIN, whose get_plugin_extension is `extension_function`. */
 #define FIXTURE_PLUGIN_WITH_ACTIONS(plugin_name, type_array, extension_function)                  \
     {                                                                                            \
