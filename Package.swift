@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "MissivePluginKit", targets: ["MissivePluginKit"]),
         // For hosts that draw messages: transcripts, layout, terminal and HTML renderers.
         .library(name: "MissiveRendering", targets: ["MissiveRendering"]),
+        // For hosts that keep messages: the SQLite store (persistence flags, unread counts, search, replies).
+        .library(name: "MissiveStore", targets: ["MissiveStore"]),
         .executable(name: "missive", targets: ["missive"]),
         // `swift package missive-check`: validate a package's plugin products.
         .plugin(name: "MissiveCheckPlugin", targets: ["MissiveCheckPlugin"]),
@@ -33,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // SQLite (Debian's libsqlite3-dev) for the store.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The C ABI: one versioned header.
@@ -52,6 +56,13 @@ let package = Package(
 
         // Drawing: transcripts, layout options, decorations, components, terminal and HTML renderers.
         .target(name: "MissiveRendering", dependencies: ["Missive"], swiftSettings: strictSwift),
+
+        // The store: messages kept in SQLite as their flags say, unread counters, full-text search, replies.
+        .target(
+            name: "MissiveStore",
+            dependencies: ["Missive", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift
+        ),
 
         // The plugin SDK and its macros.
         .macro(
@@ -82,7 +93,8 @@ let package = Package(
         .executableTarget(
             name: "missive",
             dependencies: [
-                "Missive", "MissiveConformance", "MissiveRendering", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Missive", "MissiveConformance", "MissiveRendering", "MissiveStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift
@@ -107,7 +119,7 @@ let package = Package(
         .testTarget(
             name: "MissiveTests",
             dependencies: [
-                "Missive", "MissivePluginKit", "MissiveConformance", "MissiveMacros", "MissiveRendering", "CMissivePlugin",
+                "Missive", "MissivePluginKit", "MissiveConformance", "MissiveMacros", "MissiveRendering", "MissiveStore", "CMissivePlugin",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
             ],

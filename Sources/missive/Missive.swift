@@ -7,9 +7,9 @@ import Missive
 struct MissiveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "missive",
-        abstract: "Load Missive message-type plugins, inspect them, decode envelopes through them, render conversations and perform actions.",
+        abstract: "Load Missive message-type plugins, inspect them, decode envelopes through them, render conversations, perform actions and keep messages in a store.",
         version: MissiveVersion.string,
-        subcommands: [List.self, Inspect.self, Decode.self, Render.self, Actions.self, Act.self, Compose.self, Check.self, Install.self, Uninstall.self]
+        subcommands: [List.self, Inspect.self, Decode.self, Render.self, Actions.self, Act.self, Compose.self, Store.self, Check.self, Install.self, Uninstall.self]
     )
 
     /// Runs the command; a usage error exits with code 2 (not ArgumentParser's 64), as `check` documents.

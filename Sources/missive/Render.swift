@@ -80,6 +80,13 @@ extension MissiveCommand {
             progress.finish()
             let clock = TranscriptClock(timeZone: TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!)
             let transcript = Transcript(messages: messages, currentUserID: me, clock: clock, actions: result.registry.actions(for:))
+            let title = "Missive: " + (input == "-" ? "standard input" : (input as NSString).lastPathComponent)
+            try Self.draw(transcript, format: format, width: width, title: title, output: output, notOver: input == "-" ? nil : input)
+            if failed { throw ExitCode(1) }
+        }
+
+        /// Draws a transcript on standard output, or into `output` (never over the file `notOver`).
+        static func draw(_ transcript: Transcript, format: Format, width: Int?, title: String, output: String?, notOver: String?) throws {
             let toTerminal = output == nil
             let text: String
             switch format {
@@ -88,17 +95,16 @@ extension MissiveCommand {
                 let colors = toTerminal && TerminalRenderer.colorsSuitStandardOutput()
                 text = TerminalRenderer(width: columns, colors: colors).render(transcript)
             case .html:
-                text = HTMLRenderer(title: "Missive: " + (input == "-" ? "standard input" : (input as NSString).lastPathComponent)).render(transcript)
+                text = HTMLRenderer(title: title).render(transcript)
             }
             if let output {
-                if let problem = OutputFile.write(text, to: output, notOver: input == "-" ? nil : input) {
+                if let problem = OutputFile.write(text, to: output, notOver: notOver) {
                     Console.error("\(output): cannot write: \(problem)")
                     throw ExitCode(2)
                 }
             } else {
                 Console.drawn(text)
             }
-            if failed { throw ExitCode(1) }
         }
 
         /// Tells the author why a plugin's view was not drawn as written: a view that fails or cannot be

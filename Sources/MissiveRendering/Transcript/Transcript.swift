@@ -161,10 +161,15 @@ public struct Transcript: Sendable {
     ///   - authorName: a display name for a sender id; the id itself by default. Cleaned before use.
     ///   - actions: the actions a message offers, usually ``MessageRegistry/actions(for:)``; none by default.
     ///     A message shows, as buttons under its content, those its view does not already name in a button.
+    ///   - replyCounts: each message's number of replies, when the host knows more of them than `messages`
+    ///     holds (a store drawing one page of a conversation); by default the replies among `messages`.
+    ///   - original: the message a reply quotes when it is not among `messages` (a store looks it up); by
+    ///     default none, and the preview says the original was not found.
     public init(
         messages: [Message], currentUserID: String? = nil, clock: TranscriptClock = TranscriptClock(),
         resolver: any MessageLayoutResolving = DefaultLayoutResolver(), authorName: @Sendable (String) -> String = { $0 },
-        actions: (Message) -> [MessageAction] = { _ in [] }
+        actions: (Message) -> [MessageAction] = { _ in [] }, replyCounts: [String: Int]? = nil,
+        original: (String) -> Message? = { _ in nil }
     ) {
         // In the order sent, each id once: a message received twice (a retry, a resync) is drawn once, and one
         // given again with new content (an edit, an action's result) is drawn as the last version given, in
@@ -178,11 +183,12 @@ public struct Transcript: Sendable {
             .filter { seen.insert($0.envelope.id).inserted }
             .map { latest[$0.envelope.id] ?? $0 }
         var byID: [String: Message] = [:]
-        var replyCounts: [String: Int] = [:]
+        var counted: [String: Int] = [:]
         for message in messages where Self.isDrawn(message) {
             byID[message.envelope.id] = message
-            if let parent = message.envelope.parentID { replyCounts[parent, default: 0] += 1 }
+            if let parent = message.envelope.parentID { counted[parent, default: 0] += 1 }
         }
+        let replyCounts = replyCounts ?? counted
         let context = TranscriptContext(currentUserID: currentUserID, clock: clock, replyCounts: replyCounts)
         func name(_ sender: String) -> String {
             let cleaned = TextHygiene.line(authorName(sender))
@@ -208,7 +214,7 @@ public struct Transcript: Sendable {
             }
             var quote: QuotedPreview?
             if let parentID = message.envelope.parentID {
-                if let parent = byID[parentID] {
+                if let parent = byID[parentID] ?? original(parentID).flatMap({ Self.isDrawn($0) ? $0 : nil }) {
                     quote = .found(author: name(parent.envelope.senderID), text: parent.digest, media: parent.content.media)
                 } else {
                     quote = .notFound(parentID: TextHygiene.line(parentID))

@@ -1,0 +1,493 @@
+import Foundation
+import GRDB
+import Missive
+
+/// A ``MessageStore`` in one SQLite file, through GRDB, for a host that runs no server.
+///
+/// The file is in WAL mode with `synchronous=NORMAL`: a transaction that has committed survives the
+/// process being killed at any point, and readers never wait for a writer. (A power loss may lose the
+/// last transactions, never the file.) Every method is safe to call from any thread; writes are
+/// serialized, reads run concurrently.
+///
+/// Schema: a `message` table (the envelope as a blob and the decoded columns), a `conversation` table of
+/// counters (unread count, message count, newest message, read mark), and an FTS5 index over the
+/// searchable words (see ``SearchQuery``).
+public final class SQLiteMessageStore: MessageStore {
+    /// The database file.
+    public let path: String
+    public let owner: String?
+    private let pool: DatabasePool
+
+    /// Opens the store at `path`, creating it (but not its folder) if it does not exist, and bringing an
+    /// older schema up to date.
+    ///
+    /// - Parameter owner: the account whose messages never count as unread. A store remembers its owner:
+    ///   `nil` keeps the one it has; a store without one takes this one (and recounts). Naming another
+    ///   owner than the store's is refused.
+    /// - Throws: ``StoreError/Code/cannotOpen`` with SQLite's reason; ``StoreError/Code/ownerMismatch``.
+    public init(path: String, owner: String? = nil) throws(StoreError) {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try StoreSchema.migrator.migrate(pool)
+        } catch {
+            throw StoreError(.cannotOpen, "cannot open the store: \(Self.reason(error))", path: path)
+        }
+        let stored: String?
+        do {
+            stored = try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key = 'owner'") }
+        } catch {
+            throw StoreError(.cannotOpen, "cannot read the store: \(Self.reason(error))", path: path)
+        }
+        switch (stored, owner) {
+        case (let stored?, let owner?) where stored != owner:
+            throw StoreError(.ownerMismatch, "the store belongs to '\(stored)', not '\(owner)'", path: path)
+        case (nil, let owner?):
+            self.owner = owner
+            try write { db in
+                try db.execute(sql: "INSERT INTO store_info(key, value) VALUES ('owner', ?)", arguments: [owner])
+                try Self.recount(db, owner: owner)
+            }
+        default:
+            self.owner = stored
+        }
+    }
+
+    // MARK: Ingest
+
+    public func ingest(_ messages: [IncomingMessage]) throws(StoreError) -> IngestReport {
+        let owner = self.owner
+        return try write { db in
+            var outcomes: [IngestReport.Outcome] = []
+            outcomes.reserveCapacity(messages.count)
+            for incoming in messages {
+                outcomes.append(try Self.ingest(incoming, owner: owner, db))
+            }
+            return IngestReport(outcomes: outcomes)
+        }
+    }
+
+    private static func ingest(_ incoming: IncomingMessage, owner: String?, _ db: Database) throws -> IngestReport.Outcome {
+        let message = incoming.message
+        let envelope = message.envelope
+        let persistence = message.persistence
+        guard persistence.isStored else { return .notStored(persistence) }
+        let counted = persistence == .counted && envelope.senderID != owner
+        let words = message.content.searchableWords
+        let searchText = SearchText.document(words)
+        // Replies are one level deep: a reply to a reply joins the thread of its parent's root. A parent
+        // not (yet) stored is the root; when it arrives, its replies move to its own root, if it has one.
+        var rootID: String?
+        if let parentID = envelope.parentID {
+            let parentRoot = try Row.fetchOne(db.cachedStatement(sql: "SELECT root_id FROM message WHERE id = ?"), arguments: [parentID])
+            rootID = parentRoot.flatMap { $0[0] as String? } ?? parentID
+        }
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT OR IGNORE INTO message(
+                    id, conversation_id, sender_id, sent_at, object_name, business_id, known, digest, persistence,
+                    counted, words, search_text, parent_id, root_id, reason, envelope)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        try insert.execute(arguments: [
+            envelope.id, envelope.conversationID, envelope.senderID, envelope.sentAt, message.content.objectName,
+            message.content.businessID, message.isKnown, message.digest, Int64(persistence.rawValue), counted,
+            joinWords(words), searchText, envelope.parentID, rootID, message.unknown.map { "\($0.reason)" },
+            Data(incoming.envelopeBytes),
+        ])
+        guard db.changesCount > 0 else { return .duplicate }
+        let seq = db.lastInsertedRowID
+        // Every row is in the index, words or none: FTS5 counts documents, and its integrity check counts rows.
+        try db.cachedStatement(sql: "INSERT INTO message_search(rowid, search_text) VALUES (?, ?)").execute(arguments: [seq, searchText])
+        if let rootID {
+            try db.cachedStatement(sql: "UPDATE message SET reply_count = reply_count + 1 WHERE id = ?").execute(arguments: [rootID])
+        }
+        // Replies that arrived before this message.
+        let waiting = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM message WHERE root_id = ?"), arguments: [envelope.id]) ?? 0
+        if waiting > 0 {
+            if let rootID {
+                try db.execute(sql: "UPDATE message SET root_id = ? WHERE root_id = ?", arguments: [rootID, envelope.id])
+                try db.execute(sql: "UPDATE message SET reply_count = reply_count + ? WHERE id = ?", arguments: [waiting, rootID])
+            } else {
+                try db.execute(sql: "UPDATE message SET reply_count = ? WHERE seq = ?", arguments: [waiting, seq])
+            }
+        }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO conversation(id, unread, message_count, last_sent_at, last_message_id)
+                VALUES (:conversation, :counted, 1, :sentAt, :id)
+                ON CONFLICT(id) DO UPDATE SET
+                    message_count = message_count + 1,
+                    unread = unread + (:counted AND (read_sent_at IS NULL OR :sentAt > read_sent_at
+                        OR (:sentAt = read_sent_at AND :id > read_message_id))),
+                    last_sent_at = CASE WHEN last_sent_at IS NULL OR :sentAt > last_sent_at
+                        OR (:sentAt = last_sent_at AND :id > last_message_id) THEN :sentAt ELSE last_sent_at END,
+                    last_message_id = CASE WHEN last_sent_at IS NULL OR :sentAt > last_sent_at
+                        OR (:sentAt = last_sent_at AND :id > last_message_id) THEN :id ELSE last_message_id END
+                """
+        ).execute(arguments: ["conversation": envelope.conversationID, "counted": counted, "sentAt": envelope.sentAt, "id": envelope.id])
+        return .stored
+    }
+
+    // MARK: Reading
+
+    public func message(id: String) throws(StoreError) -> StoredMessage? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM message WHERE id = ?", arguments: [id]).map(Self.storedMessage)
+        }
+    }
+
+    public func messages(inConversation conversationID: String, limit: Int?) throws(StoreError) -> [StoredMessage] {
+        try read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.columns) FROM message WHERE conversation_id = ?
+                    ORDER BY sent_at DESC, id DESC LIMIT ?
+                    """,
+                arguments: [conversationID, limit ?? -1])
+            return rows.reversed().map(Self.storedMessage)
+        }
+    }
+
+    public func conversations() throws(StoreError) -> [ConversationSummary] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.id AS c_id, c.unread AS c_unread, c.message_count AS c_count, \(Self.columns)
+                    FROM conversation c JOIN message ON message.id = c.last_message_id
+                    WHERE c.message_count > 0
+                    ORDER BY c.last_sent_at DESC, c.last_message_id DESC
+                    """
+            ).map { row in
+                ConversationSummary(id: row["c_id"], unreadCount: row["c_unread"], messageCount: row["c_count"], lastMessage: Self.storedMessage(row))
+            }
+        }
+    }
+
+    public func unreadCount(conversation conversationID: String) throws(StoreError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT unread FROM conversation WHERE id = ?", arguments: [conversationID]) ?? 0 }
+    }
+
+    public func unreadCounts() throws(StoreError) -> [String: Int] {
+        try read { db in
+            var counts: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, unread FROM conversation WHERE unread > 0") {
+                counts[row[0]] = row[1]
+            }
+            return counts
+        }
+    }
+
+    public func totalUnreadCount() throws(StoreError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(unread), 0) FROM conversation") ?? 0 }
+    }
+
+    public func quotedOriginal(of message: StoredMessage) throws(StoreError) -> QuotedOriginal? {
+        guard let parentID = message.parentID else { return nil }
+        return try self.message(id: parentID).map(QuotedOriginal.found) ?? .notFound(parentID: parentID)
+    }
+
+    public func replies(to messageID: String) throws(StoreError) -> [StoredMessage] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT \(Self.columns) FROM message WHERE root_id = ? ORDER BY sent_at, id", arguments: [messageID]
+            ).map(Self.storedMessage)
+        }
+    }
+
+    // MARK: Read marks
+
+    @discardableResult
+    public func markRead(conversation conversationID: String, upTo messageID: String) throws(StoreError) -> Int {
+        try write { db in
+            guard
+                let target = try Row.fetchOne(
+                    db, sql: "SELECT sent_at FROM message WHERE id = ? AND conversation_id = ?", arguments: [messageID, conversationID])
+            else {
+                throw StoreError(.notFound, "message '\(messageID)' is not stored in conversation '\(conversationID)'")
+            }
+            let sentAt: Int64 = target[0]
+            let mark = try Row.fetchOne(db, sql: "SELECT read_sent_at, read_message_id, unread FROM conversation WHERE id = ?", arguments: [conversationID])
+            if let mark, let markSentAt = mark[0] as Int64?, let markID = mark[1] as String?,
+                (sentAt, messageID) <= (markSentAt, markID)
+            {
+                return mark[2] as Int
+            }
+            // What is still unread after the new mark: an index range over the counted messages only.
+            let unread =
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(*) FROM message INDEXED BY message_counted
+                        WHERE conversation_id = :conversation AND counted = 1
+                            AND (sent_at > :sentAt OR (sent_at = :sentAt AND id > :id))
+                        """,
+                    arguments: ["conversation": conversationID, "sentAt": sentAt, "id": messageID]) ?? 0
+            try db.execute(
+                sql: "UPDATE conversation SET read_sent_at = ?, read_message_id = ?, unread = ? WHERE id = ?",
+                arguments: [sentAt, messageID, unread, conversationID])
+            return unread
+        }
+    }
+
+    // MARK: Search
+
+    public func search(_ query: SearchQuery, conversation conversationID: String?, limit: Int) throws(StoreError) -> [SearchHit] {
+        let expression = query.matchExpression
+        return try read { db in
+            let rows: [Row]
+            do {
+                rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT bm25(message_search) AS score, \(Self.columns)
+                        FROM message_search JOIN message ON message.seq = message_search.rowid
+                        WHERE message_search MATCH ? AND (? IS NULL OR message.conversation_id = ?)
+                        ORDER BY score, message.sent_at DESC
+                        LIMIT ?
+                        """,
+                    arguments: [expression, conversationID, conversationID, max(0, limit)])
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+                throw StoreError(.malformedQuery, "the query '\(query.description)' cannot be searched: \(error.message ?? "\(error)")")
+            }
+            return rows.map { row in
+                let message = Self.storedMessage(row)
+                return SearchHit(message: message, rank: row["score"], snippet: query.snippet(of: message.searchableWords))
+            }
+        }
+    }
+
+    // MARK: Deleting
+
+    public func delete(messageID: String) throws(StoreError) {
+        try write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.columns), seq, search_text FROM message WHERE id = ?", arguments: [messageID]) else {
+                throw StoreError(.notFound, "message '\(messageID)' is not stored")
+            }
+            let message = Self.storedMessage(row)
+            guard message.replyCount == 0 else {
+                throw StoreError(
+                    .hasReplies,
+                    "message '\(messageID)' has \(message.replyCount) \(message.replyCount == 1 ? "reply" : "replies"); delete \(message.replyCount == 1 ? "it" : "them") first")
+            }
+            let seq: Int64 = row["seq"]
+            let searchText: String = row["search_text"]
+            try db.execute(sql: "INSERT INTO message_search(message_search, rowid, search_text) VALUES ('delete', ?, ?)", arguments: [seq, searchText])
+            try db.execute(sql: "DELETE FROM message WHERE seq = ?", arguments: [seq])
+            if let root = message.threadRootID {
+                try db.execute(sql: "UPDATE message SET reply_count = reply_count - 1 WHERE id = ?", arguments: [root])
+            }
+            let unreadChange = try message.countsAsUnread && Self.isAfterReadMark(message, db) ? 1 : 0
+            try db.execute(
+                sql: "UPDATE conversation SET message_count = message_count - 1, unread = unread - ? WHERE id = ?",
+                arguments: [unreadChange, message.conversationID])
+            try Self.refreshLastMessage(of: message.conversationID, db)
+        }
+    }
+
+    // MARK: Re-decoding
+
+    public func redecode(with registry: MessageRegistry, progress: ((Int, Int) -> Void)?) throws(StoreError) -> RedecodeReport {
+        let owner = self.owner
+        return try write { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT \(Self.columns), seq, search_text FROM message WHERE known = 0 ORDER BY seq")
+            var reports: [String: RedecodeReport.TypeReport] = [:]
+            for (index, row) in rows.enumerated() {
+                defer { progress?(index + 1, rows.count) }
+                let stored = Self.storedMessage(row)
+                var report = reports[stored.objectName] ?? .init(objectName: stored.objectName, decoded: 0, stillUnknown: 0, reason: nil, unreadChanged: 0)
+                defer { reports[stored.objectName] = report }
+                let message = registry.decode(try stored.envelope())
+                guard message.isKnown else {
+                    let reason = message.unknown.map { "\($0.reason)" }
+                    if reason != stored.reason {
+                        try db.execute(sql: "UPDATE message SET reason = ? WHERE seq = ?", arguments: [reason, row["seq"] as Int64])
+                    }
+                    report.stillUnknown += 1
+                    report.reason = reason
+                    continue
+                }
+                let persistence = message.persistence
+                let counted = persistence == .counted && stored.senderID != owner
+                let words = message.content.searchableWords
+                let searchText = SearchText.document(words)
+                let seq: Int64 = row["seq"]
+                let oldSearchText: String = row["search_text"]
+                try db.execute(
+                    sql: "INSERT INTO message_search(message_search, rowid, search_text) VALUES ('delete', ?, ?)", arguments: [seq, oldSearchText])
+                try db.execute(sql: "INSERT INTO message_search(rowid, search_text) VALUES (?, ?)", arguments: [seq, searchText])
+                try db.execute(
+                    sql: """
+                        UPDATE message SET object_name = ?, business_id = ?, known = 1, digest = ?, persistence = ?, counted = ?,
+                            words = ?, search_text = ?, reason = NULL
+                        WHERE seq = ?
+                        """,
+                    arguments: [
+                        message.content.objectName, message.content.businessID, message.digest, Int64(persistence.rawValue), counted,
+                        Self.joinWords(words), searchText, seq,
+                    ])
+                if counted != stored.countsAsUnread {
+                    report.unreadChanged += 1
+                    if try Self.isAfterReadMark(stored, db) {
+                        try db.execute(
+                            sql: "UPDATE conversation SET unread = unread + ? WHERE id = ?", arguments: [counted ? 1 : -1, stored.conversationID])
+                    }
+                }
+                report.decoded += 1
+            }
+            return RedecodeReport(types: reports.values.sorted { $0.objectName < $1.objectName })
+        }
+    }
+
+    // MARK: Consistency
+
+    public func checkConsistency() throws(StoreError) -> ConsistencyReport {
+        let owner = self.owner
+        // A write transaction: FTS5's integrity check is written as an INSERT.
+        return try write { db in
+            var problems: [String] = []
+            let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+            if integrity != ["ok"] { problems += integrity.map { "integrity_check: \($0)" } }
+            do {
+                try db.execute(sql: "INSERT INTO message_search(message_search, rank) VALUES ('integrity-check', 1)")
+            } catch {
+                problems.append("the search index does not match the messages: \(Self.reason(error))")
+            }
+            let wrongFlags = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM message WHERE counted != (persistence = 3 AND sender_id IS NOT ?)", arguments: [owner]) ?? 0
+            if wrongFlags > 0 { problems.append("\(wrongFlags) messages have a wrong 'counts as unread' flag") }
+            for row in try Row.fetchAll(db, sql: Self.recountSQL) {
+                let id: String = row["id"]
+                for (name, kept, counted) in [
+                    ("unread count", row["unread"] as Int, row["recount_unread"] as Int),
+                    ("message count", row["message_count"] as Int, row["recount_messages"] as Int),
+                ] where kept != counted {
+                    problems.append("conversation '\(id)': \(name) is \(kept), a recount gives \(counted)")
+                }
+                let last: String? = row["last_message_id"]
+                let recountLast: String? = row["recount_last"]
+                if last != recountLast {
+                    problems.append("conversation '\(id)': newest message is \(last ?? "none"), a recount gives \(recountLast ?? "none")")
+                }
+            }
+            let missing = try String.fetchAll(
+                db, sql: "SELECT DISTINCT conversation_id FROM message WHERE conversation_id NOT IN (SELECT id FROM conversation)")
+            problems += missing.map { "conversation '\($0)' has messages but no counters" }
+            let replies = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, reply_count, (SELECT COUNT(*) FROM message r WHERE r.root_id = m.id) AS recount
+                    FROM message m WHERE reply_count != (SELECT COUNT(*) FROM message r WHERE r.root_id = m.id)
+                    """)
+            problems += replies.map { "message '\($0["id"] as String)': reply count is \($0["reply_count"] as Int), a recount gives \($0["recount"] as Int)" }
+            return ConsistencyReport(problems: problems)
+        }
+    }
+
+    /// Per conversation: the counters kept and the same counters recounted from the messages.
+    private static let recountSQL = """
+        SELECT c.id, c.unread, c.message_count, c.last_message_id,
+            (SELECT COUNT(*) FROM message m WHERE m.conversation_id = c.id) AS recount_messages,
+            (SELECT COUNT(*) FROM message m WHERE m.conversation_id = c.id AND m.counted = 1 AND (c.read_sent_at IS NULL
+                OR m.sent_at > c.read_sent_at OR (m.sent_at = c.read_sent_at AND m.id > c.read_message_id))) AS recount_unread,
+            (SELECT m.id FROM message m WHERE m.conversation_id = c.id ORDER BY m.sent_at DESC, m.id DESC LIMIT 1) AS recount_last
+        FROM conversation c
+        """
+
+    /// Sets every message's 'counts as unread' flag for `owner` and recounts every conversation's unread
+    /// count: for a store that takes an owner once it has messages.
+    private static func recount(_ db: Database, owner: String?) throws {
+        try db.execute(sql: "UPDATE message SET counted = (persistence = 3 AND sender_id IS NOT ?)", arguments: [owner])
+        for row in try Row.fetchAll(db, sql: recountSQL) {
+            try db.execute(
+                sql: "UPDATE conversation SET unread = ?, message_count = ?, last_message_id = ? WHERE id = ?",
+                arguments: [row["recount_unread"] as Int, row["recount_messages"] as Int, row["recount_last"] as String?, row["id"] as String])
+            try refreshLastMessage(of: row["id"], db)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Whether `message` comes after its conversation's read mark.
+    private static func isAfterReadMark(_ message: StoredMessage, _ db: Database) throws -> Bool {
+        guard
+            let mark = try Row.fetchOne(
+                db, sql: "SELECT read_sent_at, read_message_id FROM conversation WHERE id = ?", arguments: [message.conversationID]),
+            let sentAt = mark[0] as Int64?, let id = mark[1] as String?
+        else { return true }
+        return (message.sentAt, message.id) > (sentAt, id)
+    }
+
+    /// Sets a conversation's newest message from its rows.
+    private static func refreshLastMessage(of conversationID: String, _ db: Database) throws {
+        let last = try Row.fetchOne(
+            db, sql: "SELECT sent_at, id FROM message WHERE conversation_id = ? ORDER BY sent_at DESC, id DESC LIMIT 1",
+            arguments: [conversationID])
+        try db.execute(
+            sql: "UPDATE conversation SET last_sent_at = ?, last_message_id = ? WHERE id = ?",
+            arguments: [last?[0] as Int64?, last?[1] as String?, conversationID])
+    }
+
+    /// The columns a ``StoredMessage`` is read from, in ``storedMessage(_:)``'s order.
+    private static let columns = """
+        message.id, message.conversation_id, message.sender_id, message.sent_at, message.object_name, message.business_id,
+        message.known, message.digest, message.persistence, message.counted, message.words, message.parent_id, message.root_id,
+        message.reply_count, message.reason, message.envelope
+        """
+
+    private static func storedMessage(_ row: Row) -> StoredMessage {
+        let words: String = row["words"]
+        let envelope: Data = row["envelope"]
+        return StoredMessage(
+            id: row["id"], conversationID: row["conversation_id"], senderID: row["sender_id"], sentAt: row["sent_at"],
+            objectName: row["object_name"], businessID: row["business_id"], isKnown: row["known"], digest: row["digest"],
+            persistence: Persistence(rawValue: row["persistence"]) ?? .persisted, countsAsUnread: row["counted"],
+            searchableWords: words.isEmpty ? [] : words.split(separator: wordSeparator, omittingEmptySubsequences: false).map(String.init),
+            parentID: row["parent_id"], threadRootID: row["root_id"], replyCount: row["reply_count"], reason: row["reason"],
+            envelopeBytes: [UInt8](envelope))
+    }
+
+    /// Searchable words are kept in one column, separated by U+001F (a control character, which no word
+    /// needs: one inside a word becomes a space).
+    private static let wordSeparator: Character = "\u{1F}"
+
+    private static func joinWords(_ words: [String]) -> String {
+        words.map { $0.replacingOccurrences(of: "\u{1F}", with: " ") }.joined(separator: String(wordSeparator))
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    private func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.write(body)
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    private func storeError(_ error: any Error) -> StoreError {
+        if var error = error as? StoreError {
+            error.path = error.path ?? path
+            return error
+        }
+        return StoreError(.database, Self.reason(error), path: path)
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? DatabaseError { return error.message.map { "\($0) (\(error.resultCode))" } ?? "\(error.resultCode)" }
+        return "\(error)"
+    }
+}

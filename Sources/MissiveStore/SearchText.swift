@@ -1,0 +1,184 @@
+import Foundation
+
+/// What the full-text index holds and how a query is matched against it.
+///
+/// The index uses SQLite's `unicode61` tokenizer with `remove_diacritics 2`, which folds case and Latin
+/// diacritics (`Café` matches `cafe`). That tokenizer keeps a run of Chinese or Japanese characters as one
+/// token, so a word inside a sentence (`北京` in `我明天去北京出差`) could never match. SQLite's `trigram`
+/// tokenizer finds substrings, but only of three characters or more, and most Chinese words are two
+/// characters long. So the store splits every run of CJK characters (Han, Hiragana, Katakana, Hangul)
+/// into overlapping pairs before indexing, plus the run's last character alone: `去北京出差` becomes
+/// `去北 北京 京出 出差 差`. A query's run becomes the same pairs, matched as a phrase, so any substring of
+/// two characters or more matches exactly where it occurs; a single character matches as a prefix of a
+/// pair. Other text is indexed as written. Both sides are first put in Unicode compatibility form
+/// (NFKC), so full-width letters match their ASCII forms.
+enum SearchText {
+    /// The text indexed for a message's searchable words.
+    static func document(_ words: [String]) -> String {
+        var output = ""
+        for word in words {
+            if !output.isEmpty { output.append(" ") }
+            append(word.precomposedStringWithCompatibilityMapping, to: &output, trailingSingle: true)
+        }
+        return output
+    }
+
+    /// Appends `text` with each CJK run split into pairs; `trailingSingle` adds each run's last character
+    /// alone, as documents have it. A query leaves it out when its run ends the term, where the document
+    /// may go on with more characters.
+    static func append(_ text: String, to output: inout String, trailingSingle: Bool) {
+        var run: [Unicode.Scalar] = []
+        func flush(last: Bool) {
+            defer { run.removeAll(keepingCapacity: true) }
+            guard !run.isEmpty else { return }
+            output.append(" ")
+            if run.count == 1 {
+                output.unicodeScalars.append(run[0])
+            } else {
+                for index in 0..<(run.count - 1) {
+                    if index > 0 { output.append(" ") }
+                    output.unicodeScalars.append(run[index])
+                    output.unicodeScalars.append(run[index + 1])
+                }
+                if trailingSingle || !last {
+                    output.append(" ")
+                    output.unicodeScalars.append(run[run.count - 1])
+                }
+            }
+            output.append(" ")
+        }
+        for scalar in text.unicodeScalars {
+            if isCJK(scalar) {
+                run.append(scalar)
+            } else {
+                flush(last: false)
+                output.unicodeScalars.append(scalar)
+            }
+        }
+        flush(last: true)
+    }
+
+    /// Whether a code point belongs to a script written without spaces between words (or, for Hangul,
+    /// with particles joined to words): Han, Hiragana, Katakana, Hangul, and their extensions.
+    static func isCJK(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3040...0x30FF,  // Hiragana, Katakana
+            0x31F0...0x31FF,  // Katakana phonetic extensions
+            0x3400...0x4DBF,  // CJK extension A
+            0x4E00...0x9FFF,  // CJK unified ideographs
+            0xF900...0xFAFF,  // CJK compatibility ideographs
+            0x1100...0x11FF, 0x3130...0x318F, 0xAC00...0xD7AF,  // Hangul
+            0x20000...0x3134F:  // CJK extensions B to G
+            true
+        default:
+            false
+        }
+    }
+}
+
+/// A search query: words and quoted phrases that must all match, each word optionally a prefix.
+///
+/// The grammar: terms separated by white space; a term is a word, or a phrase between double quotes
+/// (`"lunch plans"`); a word or phrase followed by `*` matches as a prefix (`sush*`). Case, Latin
+/// diacritics and full-width forms are ignored; Chinese and Japanese text matches anywhere inside a
+/// sentence. A query without words, or with an unbalanced quote, is refused.
+public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
+    /// One term of a query.
+    public struct Term: Sendable, Hashable {
+        /// The words, as written (without quotes or `*`).
+        public var text: String
+        /// Whether the term matches as a prefix.
+        public var isPrefix: Bool
+    }
+
+    /// The terms, all of which must match.
+    public let terms: [Term]
+
+    /// The query as written.
+    public let description: String
+
+    /// Parses a query.
+    ///
+    /// - Throws: ``StoreError/Code/malformedQuery`` naming the problem.
+    public init(parsing query: String) throws(StoreError) {
+        var terms: [Term] = []
+        var characters = Array(query)[...]
+        var position = 0
+        func isSpace(_ character: Character) -> Bool { character.isWhitespace }
+        while let first = characters.first {
+            if isSpace(first) {
+                characters.removeFirst()
+                position += 1
+                continue
+            }
+            var text = ""
+            if first == "\"" {
+                let start = position
+                characters.removeFirst()
+                position += 1
+                guard let close = characters.firstIndex(of: "\"") else {
+                    throw StoreError(.malformedQuery, "the quote at character \(start + 1) of the query is never closed")
+                }
+                text = String(characters[characters.startIndex..<close])
+                position += close - characters.startIndex + 1
+                characters = characters[(close + 1)...]
+            } else {
+                while let next = characters.first, !isSpace(next), next != "\"" {
+                    text.append(next)
+                    characters.removeFirst()
+                    position += 1
+                }
+            }
+            var isPrefix = false
+            if characters.first == "*" {
+                isPrefix = true
+                characters.removeFirst()
+                position += 1
+            } else if first != "\"", text.hasSuffix("*") {
+                isPrefix = true
+                text.removeLast()
+            }
+            if text.contains(where: { $0.isLetter || $0.isNumber }) {
+                terms.append(Term(text: text, isPrefix: isPrefix))
+            }
+        }
+        guard !terms.isEmpty else {
+            throw StoreError(.malformedQuery, "the query has no words to search for")
+        }
+        self.terms = terms
+        self.description = query
+    }
+
+    /// The FTS5 match expression: each term a quoted phrase, CJK runs split as the index splits them.
+    var matchExpression: String {
+        terms.map { term in
+            let folded = term.text.precomposedStringWithCompatibilityMapping
+            var phrase = ""
+            SearchText.append(folded, to: &phrase, trailingSingle: false)
+            // A term ending in one CJK character matches it as the first of a pair, or alone.
+            let endsInSingleCJK: Bool = {
+                let scalars = Array(folded.unicodeScalars)
+                guard let last = scalars.last, SearchText.isCJK(last) else { return false }
+                return scalars.count == 1 || !SearchText.isCJK(scalars[scalars.count - 2])
+            }()
+            let quoted = "\"" + phrase.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            return term.isPrefix || endsInSingleCJK ? quoted + " *" : quoted
+        }.joined(separator: " AND ")
+    }
+
+    /// The searchable words around the first place a term occurs, with the match between `[` and `]`;
+    /// the start of the words when no term occurs as written.
+    func snippet(of words: [String], radius: Int = 32) -> String {
+        let text = words.joined(separator: " ").split(whereSeparator: { $0.isNewline }).joined(separator: " ")
+        let options: String.CompareOptions = [.caseInsensitive, .diacriticInsensitive, .widthInsensitive]
+        for term in terms {
+            guard let range = text.range(of: term.text, options: options) else { continue }
+            let before = text[text.startIndex..<range.lowerBound].suffix(radius)
+            let after = text[range.upperBound...].prefix(radius)
+            let lead = before.startIndex > text.startIndex ? "…" : ""
+            let tail = after.endIndex < text.endIndex ? "…" : ""
+            return lead + before + "[" + text[range] + "]" + after + tail
+        }
+        return text.count > radius * 2 ? String(text.prefix(radius * 2)) + "…" : text
+    }
+}
