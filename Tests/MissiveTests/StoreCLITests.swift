@@ -1,0 +1,229 @@
+import Foundation
+import Missive
+import MissiveRendering
+import MissiveStore
+import Testing
+
+/// `missive store`, run as a user runs it, on real SQLite files; and an ingest killed at random points.
+@Suite struct StoreCLITests {
+    static let conversation = Fixtures.repositoryRoot + "/SampleData/conversation.jsonl"
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
+    }
+
+    @Test func ingestListShowSearchReadDeleteInTextAndJSON() throws {
+        let db = try Fixtures.temporaryDirectory() + "/store.sqlite"
+        let ingest = try Fixtures.missive("store", "ingest", Self.conversation, "--db", db, "--me", "alice", "--format", "json")
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        let report = try Self.json(ingest.stdout)
+        #expect(report["stored"] as? Int == 31)
+        #expect((report["notStored"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["m04", "m31"])
+        // Again: every message is a duplicate, nothing changes.
+        let again = try Fixtures.missive("store", "ingest", Self.conversation, "--db", db)
+        #expect(again.stdout.contains("Stored 0, 31 already stored"), "\(again.stdout)")
+
+        let list = try Self.json(try Fixtures.missive("store", "conversations", "--db", db, "--format", "json").stdout)
+        let team = try #require((list["conversations"] as? [[String: Any]])?.first)
+        #expect(team["unreadCount"] as? Int == 19)
+        #expect((team["lastMessage"] as? [String: Any])?["id"] as? String == "m33")
+        let text = try Fixtures.missive("store", "conversations", "--db", db)
+        #expect(text.stdout.contains("team") && text.stdout.contains("19"))
+
+        // The transcript: alice's messages, the thread counter of m25 and the quoted originals, from the store.
+        let shown = try Fixtures.missive("store", "show", "team", "--db", db, "--width", "80")
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("Lunch today?") && shown.stdout.contains("2 replies"))
+        #expect(!shown.stdout.contains("\u{1B}"))
+        // A page of the newest messages still quotes m25, which is outside the page.
+        let page = try Fixtures.missive("store", "show", "team", "--db", db, "--limit", "5", "--width", "80")
+        // m28 quotes m25, found in the store although it is not on the page; m29 quotes m00, which no one has.
+        #expect(page.stdout.contains("Lunch today?"))
+        #expect(page.stdout.components(separatedBy: QuotedPreview.notFoundText).count == 2)
+        #expect(!page.stdout.contains("Morning! Lunch plans?"))
+        let html = try Fixtures.missive("store", "show", "team", "--db", db, "--render", "html")
+        #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && !html.stdout.contains("<script"))
+
+        let search = try Self.json(try Fixtures.missive("store", "search", "大好き", "--db", db, "--format", "json").stdout)
+        let hits = try #require(search["hits"] as? [[String: Any]])
+        #expect(hits.compactMap { ($0["message"] as? [String: Any])?["id"] as? String } == ["m28"])
+        #expect((hits.first?["snippet"] as? String)?.contains("[大好き]") == true)
+        let searchText = try Fixtures.missive("store", "search", "sushi", "--db", db, "--conversation", "team")
+        #expect(searchText.status == 0 && searchText.stdout.contains("m05"))
+
+        let read = try Self.json(try Fixtures.missive("store", "read", "team", "--up-to", "m28", "--db", db, "--format", "json").stdout)
+        #expect(read["unreadCount"] as? Int == 2)  // m29, m30
+
+        let refused = try Fixtures.missive("store", "delete", "m25", "--db", db)
+        #expect(refused.status == 1 && refused.stderr.contains("'m25' has 2 replies; delete them first"), "\(refused.stderr)")
+        let refusedJSON = try Self.json(try Fixtures.missive("store", "delete", "m25", "--db", db, "--format", "json").stdout)
+        #expect((refusedJSON["error"] as? [String: Any])?["code"] as? String == "has-replies")
+        #expect(try Fixtures.missive("store", "delete", "m27", "--db", db).status == 0)
+        #expect(try Fixtures.missive("store", "delete", "m27", "--db", db).status == 1)
+        let check = try Fixtures.missive("store", "check", "--db", db)
+        #expect(check.status == 0 && check.stdout.hasPrefix("Consistent"), "\(check.stdout)\(check.stderr)")
+    }
+
+    @Test func badInputIsAClearErrorAndLosesNothing() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let db = folder + "/store.sqlite"
+        let input = folder + "/mixed.jsonl"
+        try Data(
+            (#"{"id":"a","conversationID":"c","senderID":"s","sentAt":1,"objectName":"MS:Text","content":{"content":"fine"}}"# + "\n"
+                + "{not json\n"
+                + #"{"id":"b","conversationID":"c","senderID":"s","sentAt":2,"objectName":"MS:Text","content":{"content":"also fine"}}"# + "\n").utf8
+        ).write(to: URL(fileURLWithPath: input))
+        let run = try Fixtures.missive("store", "ingest", input, "--db", db)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("mixed.jsonl: line 2:"), "\(run.stderr)")
+        #expect(run.stdout.contains("Stored 2"))
+        // The malformed query, the unknown conversation, the wrong owner, a file that is not a store.
+        let query = try Fixtures.missive("store", "search", "\"open", "--db", db)
+        #expect(query.status == 1 && query.stderr.contains("never closed"), "\(query.stderr)")
+        #expect(try Fixtures.missive("store", "show", "nope", "--db", db).stderr.contains("conversation 'nope' has no stored messages"))
+        #expect(try Fixtures.missive("store", "read", "c", "--up-to", "zzz", "--db", db).status == 1)
+        _ = try Fixtures.missive("store", "read", "c", "--up-to", "a", "--db", db, "--me", "alice")
+        let owner = try Fixtures.missive("store", "conversations", "--db", db, "--me", "bob")
+        #expect(owner.status == 2 && owner.stderr.contains("belongs to 'alice'"), "\(owner.stderr)")
+        let notAStore = try Fixtures.missive("store", "conversations", "--db", input)
+        #expect(notAStore.status == 2 && notAStore.stderr.contains(input), "\(notAStore.stderr)")
+        #expect(try Fixtures.missive("store", "ingest", input, "--db", db, "--batch-size", "0").status == 2)
+    }
+
+    @Test func theDefaultDatabaseIsInTheUsersDataFolder() throws {
+        let home = try Fixtures.temporaryDirectory()
+        let run = try Fixtures.missive("store", "ingest", Self.conversation, environment: ["XDG_DATA_HOME": home + "/data"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: home + "/data/missive/store.sqlite"))
+    }
+
+    @Test func aStoreRedecodesAfterThePluginIsInstalled() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let db = folder + "/store.sqlite"
+        // The CLI finds the sample plugins beside itself; an ingest through a registry without DemoMessages is
+        // made by a host of the library, then the CLI redecodes with every plugin.
+        let without = MessageRegistry.discover(searchPath: Fixtures.searchPath(try Fixtures.stage(["DemoMedia", "CRating", "MatrixBridge"])))
+        let store = try SQLiteMessageStore(path: db, owner: "alice")
+        _ = try store.ingest(try Fixtures.conversationLines().map { line throws(MissiveError) in try IncomingMessage(line: line, registry: without.registry) })
+        let run = try Fixtures.missive("store", "redecode", "--db", db, "--format", "json")
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try Self.json(run.stdout)
+        #expect(report["decoded"] as? Int == 5)  // m02, m23 (demo:link), m25 (demo:poll), m03, m20 (MS:Custom)
+        let text = try Fixtures.missive("store", "redecode", "--db", db)
+        #expect(text.stdout.contains("0 decoded"), "\(text.stdout)")
+        #expect(try Fixtures.missive("store", "search", "menu", "--db", db).stdout.contains("m02"))
+    }
+
+    // MARK: Crash safety
+
+    /// 100,000 envelopes over 40 conversations: counted texts, replies, the owner's own messages, and unknown
+    /// types with each sender flag.
+    static func crashCorpus() -> [String] {
+        (0..<100_000).map { index in
+            let flags = ["", #","persistence":0"#, #","persistence":1"#, #","persistence":3"#, #","persistence":16"#]
+            let objectName = index % 9 == 4 ? "acme:thing" : "MS:Text"
+            let flag = objectName == "MS:Text" ? "" : flags[index % flags.count]
+            let parent = index % 13 == 7 ? #","parentID":"m\#(index - 5)""# : ""
+            let sender = index % 11 == 0 ? "me" : "u\(index % 17)"
+            return #"{"id":"m\#(index)","conversationID":"c\#(index % 40)","senderID":"\#(sender)","sentAt":\#(1_700_000_000_000 + Int64(index) * 1000),"objectName":"\#(objectName)","content":{"content":"message \#(index) 北京 café"}\#(parent)\#(flag)}"#
+        }
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func anIngestKilledAtRandomPointsLeavesEveryCommittedBatchAndConsistentCounters() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let db = folder + "/store.sqlite"
+        let input = folder + "/big.jsonl"
+        let lines = Self.crashCorpus()
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: input))
+        let registry = MessageRegistry.Builder().build()
+        let keptIDs = lines.map { line in
+            let message = try! registry.decode(line: Array(line.utf8))
+            return message.persistence.isStored ? message.envelope.id : nil
+        }
+        let batch = 1_000
+        var generator = SystemRandomNumberGenerator()
+        let seed = UInt64.random(in: 0...UInt64(UInt32.max), using: &generator)
+        var random = SeededGenerator(seed: seed)
+        for attempt in 1...4 {
+            // Kill after a random number of committed batches, plus a random few milliseconds: mid-transaction
+            // or between two.
+            let target = Int.random(in: 1...80, using: &random)
+            let delay = Double.random(in: 0...0.03, using: &random)
+            let log = folder + "/ingest-\(attempt).log"
+            let process = try Self.startIngest(input: input, db: db, log: log)
+            var committed: [ClosedRange<Int>] = []
+            while process.isRunning {
+                committed = Self.committedLines(in: log)
+                if committed.count >= target { break }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            committed = Self.committedLines(in: log)
+            let context = "seed \(seed), attempt \(attempt), killed after \(target) batches + \(delay) s"
+
+            let store = try SQLiteMessageStore(path: db)
+            let consistency = try store.checkConsistency()
+            #expect(consistency.problems == [], "\(context)")
+            let stored = try Self.storedIDs(db: db)
+            #expect(stored.count == Set(stored).count, "\(context): a message stored twice")
+            // Every batch reported committed is there, and what is there is whole batches, in order.
+            let reported = committed.map(\.upperBound).max() ?? 0
+            let storedSet = Set(stored)
+            let lastStored = keptIDs.lastIndex { $0.map(storedSet.contains) == true }
+            let wholeBatches = lastStored.map { $0 / batch + 1 } ?? 0
+            #expect(wholeBatches * batch >= reported, "\(context)")
+            #expect(storedSet == Set(keptIDs.prefix(wholeBatches * batch).compactMap { $0 }), "\(context)")
+        }
+        // Ingesting the same file again stores the rest, each message once.
+        let finish = try Fixtures.missive("store", "ingest", input, "--db", db, "--me", "me", "--format", "json")
+        #expect(finish.status == 0, "\(finish.stderr)")
+        let store = try SQLiteMessageStore(path: db)
+        #expect(try Self.storedIDs(db: db).count == keptIDs.compactMap { $0 }.count)
+        #expect(try store.checkConsistency().problems == [])
+        #expect(try store.search(SearchQuery(parsing: "北京"), conversation: "c7", limit: 20).count == 20)
+    }
+
+    static func startIngest(input: String, db: String, log: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixtures.buildDirectory + "/missive")
+        process.arguments = ["store", "ingest", input, "--db", db, "--me", "me", "--batch-size", "1000", "-v"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["MISSIVE_METADATA_CACHE": Fixtures.cliMetadataCache]) { _, new in new }
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// The line ranges `ingest -v` reported committed.
+    static func committedLines(in log: String) -> [ClosedRange<Int>] {
+        let text = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
+        return text.split(separator: "\n").compactMap { line in
+            guard let range = line.range(of: "committed lines ") else { return nil }
+            let numbers = line[range.upperBound...].split(separator: " ").first?.split(separator: "-").compactMap { Int($0) } ?? []
+            return numbers.count == 2 ? numbers[0]...numbers[1] : nil
+        }
+    }
+
+    /// The ids stored, read with SQLite's own tool-free path: the store's messages of every conversation.
+    static func storedIDs(db: String) throws -> [String] {
+        let store = try SQLiteMessageStore(path: db)
+        return try (0..<40).flatMap { try store.messages(inConversation: "c\($0)").map(\.id) }
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so that a failing crash test can be replayed from its seed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
