@@ -29,6 +29,7 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
             case pluginFailure = "plugin-failure"
             case invalidAction = "invalid-action"
             case noSuchAction = "no-such-action"
+            case noSuchMessage = "no-such-message"
             case invalidArgument = "invalid-argument"
             case invalidResult = "invalid-result"
         }
@@ -81,6 +82,8 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidAction = Code(.invalidAction)
         /// No such action is registered: for the message's type, or among the composer actions.
         public static let noSuchAction = Code(.noSuchAction)
+        /// No message has the id given, where a message was looked up by its id.
+        public static let noSuchMessage = Code(.noSuchMessage)
         /// An argument does not fit the action's signature (count, JSON kind, range, UTF-8, a NUL in a
         /// string), so the plugin was not called; or the plugin refused the arguments (`MISSIVE_INVALID_CONTENT`).
         public static let invalidArgument = Code(.invalidArgument)

@@ -12,7 +12,7 @@ extension MissiveCommand {
                 prints its new envelope as one JSON line (the same id; members its type does not know kept), \
                 which decode and render accept; an action that opens a URL prints the URL. Exit codes: 0 done; 1 \
                 the message or the action was not found, an argument was refused, or the action failed or gave an \
-                invalid result; 2 the input could not be read.
+                invalid result; 2 the input could not be read, or a usage error.
                 """)
 
         @Argument(help: "A file of envelopes, one per line, or - for standard input.")
@@ -35,32 +35,36 @@ extension MissiveCommand {
 
         func run() throws {
             let data = try InputFile.read(input)
-            let registry = plugins.discover(logger: logging.logger()).registry
+            let discovery = plugins.discover(logger: logging.logger())
             // The last envelope with the id is the message's latest state (an edit appended after it).
             var found: Envelope?
             var malformed = 0
-            for var line in Array(data).split(separator: 0x0A) {
+            var lineNumber = 0
+            let name = input == "-" ? "standard input" : input
+            for var line in Array(data).split(separator: 0x0A, omittingEmptySubsequences: false) {
+                lineNumber += 1
                 if line.last == 0x0D { line = line.dropLast() }
                 guard line.contains(where: { ![0x20, 0x09].contains($0) }) else { continue }
                 do {
                     let envelope = try Envelope(parsing: line)
                     if envelope.id == messageID { found = envelope }
                 } catch {
+                    // Reported, and skipped: the message may still be on another line.
                     malformed += 1
+                    Console.error("\(input == "-" ? "<stdin>" : input): line \(lineNumber): [\(error.code)] \(error.message)")
                 }
             }
             guard let envelope = found else {
-                let name = input == "-" ? "standard input" : input
                 reportActionError(
-                    MissiveError(.noSuchAction, "no message has the id '\(messageID)' in \(name)" + (malformed > 0 ? " (\(malformed) malformed lines skipped)" : ""),
+                    MissiveError(.noSuchMessage, "no message has the id '\(messageID)' in \(name)" + (malformed > 0 ? " (\(malformed) malformed lines skipped)" : ""),
                                  action: action), format: format)
                 throw ExitCode(1)
             }
             let result: ActionResult
             do {
-                result = try registry.perform(action, on: registry.decode(envelope), arguments: arguments.arguments)
+                result = try discovery.registry.perform(action, on: discovery.registry.decode(envelope), arguments: arguments.arguments)
             } catch {
-                reportActionError(error, format: format)
+                reportActionError(error.explainingRefusal(in: discovery.rejections), format: format)
                 throw ExitCode(1)
             }
             switch (result, format) {

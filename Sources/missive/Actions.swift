@@ -73,8 +73,8 @@ extension MissiveCommand {
 /// The `--arg` options of `act` and `compose`: one JSON value per argument of the action, in order.
 struct ActionArgumentOptions: ParsableArguments {
     @Option(
-        name: .customLong("arg"),
-        help: ArgumentHelp("One argument of the action, as a JSON value: 2, true, '\"alice\"'. Repeat it for each, in order.", valueName: "json"))
+        name: .customLong("arg"), parsing: .unconditionalSingleValue,
+        help: ArgumentHelp("One argument of the action, as a JSON value: 2, -5, true, '\"alice\"'. Repeat it for each, in order.", valueName: "json"))
     var values: [String] = []
 
     /// The arguments, each exactly as the command line gave it: bytes that are not valid UTF-8 reach the
@@ -103,6 +103,20 @@ struct ActionArgumentOptions: ParsableArguments {
             index += 1
         }
         return values
+    }
+}
+
+extension MissiveError {
+    /// For an action that is not registered because its declaration was refused when its plugin loaded, the
+    /// same error with that refusal's reason and file: "no such action" alone would hide why.
+    func explainingRefusal(in rejections: [MissiveError]) -> MissiveError {
+        guard code == .noSuchAction, let action,
+            let refusal = rejections.first(where: { $0.action == action && (objectName == nil || $0.objectName == objectName) })
+        else { return self }
+        var explained = self
+        explained.message += "; the action was refused when its plugin loaded: \(refusal.message)"
+        explained.file = explained.file ?? refusal.file
+        return explained
     }
 }
 

@@ -28,7 +28,7 @@ extension MissiveCommand {
         @Option(name: .customLong("message-id"), help: "The new message's id (default: a new random UUID).")
         var messageID: String?
 
-        @Option(name: .customLong("sent-at"), help: "The time it is sent, in milliseconds since 1970 (default: now).")
+        @Option(name: .customLong("sent-at"), parsing: .unconditional, help: "The time it is sent, in milliseconds since 1970 (default: now).")
         var sentAt: Int64?
 
         @Option(name: .customLong("parent-id"), help: "The id of the message it replies to.")
@@ -44,15 +44,23 @@ extension MissiveCommand {
 
         @OptionGroup var logging: LoggingOptions
 
+        func validate() throws {
+            for (name, value) in [("--sender", sender), ("--conversation", conversation), ("--message-id", messageID ?? "x"), ("--parent-id", parentID ?? "x")]
+            where value.isEmpty {
+                throw ValidationError("\(name) must not be empty")
+            }
+        }
+
         func run() throws {
-            let registry = plugins.discover(logger: logging.logger()).registry
+            let result = plugins.discover(logger: logging.logger())
+            let registry = result.registry
             let message: Message
             do {
                 message = try registry.compose(
                     action: action, arguments: arguments.arguments, conversationID: conversation, senderID: sender,
                     id: messageID ?? MessageRegistry.newMessageID(), sentAt: sentAt ?? MessageRegistry.now(), parentID: parentID, viaContainer: viaContainer)
             } catch {
-                reportActionError(error, format: format)
+                reportActionError(error.explainingRefusal(in: result.rejections), format: format)
                 throw ExitCode(1)
             }
             switch format {

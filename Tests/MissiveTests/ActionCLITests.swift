@@ -74,6 +74,14 @@ import Testing
         let rejection = try #require((refused["rejected"] as? [[String: Any]])?.first)
         #expect(rejection["code"] as? String == "invalid-action")
         #expect((rejection["reason"] as? String)?.contains("'float'") == true)
+        // Calling a refused action says why it is missing, and the plugin's type still decodes.
+        let folder = try Fixtures.temporaryDirectory()
+        let line = #"{"id":"s","conversationID":"c","senderID":"a","sentAt":1,"objectName":"fixture:bad-signature","content":{}}"#
+        try (line + "\n").write(toFile: folder + "/scaled.jsonl", atomically: true, encoding: .utf8)
+        let act = try Fixtures.missive("act", folder + "/scaled.jsonl", "--id", "s", "--action", "scale", "--arg", "2", "--plugin-path", fixtures)
+        #expect(act.status == 1)
+        #expect(act.stderr.contains("warning: refused action:"), "\(act.stderr)")
+        #expect(act.stderr.contains("the action was refused when its plugin loaded:") && act.stderr.contains("'float'"), "\(act.stderr)")
     }
 
     @Test func actGivesTheURLOfALink() throws {
@@ -97,13 +105,22 @@ import Testing
             (try run("act", folder + "/poll.jsonl", "--id", "p", "--action", "vote", "--arg", "0", "--arg", "bob"), 1,
              "vote: argument 2 (string voter): not one JSON value"),
             (try run("act", folder + "/poll.jsonl", "--id", "p", "--action", "vote", "--arg", "0"), 1, "so voter is missing"),
-            (try run("act", folder + "/poll.jsonl", "--id", "p", "--action", "delete"), 1, "[no-such-action] demo:poll: demo:poll has no action 'delete'; it has vote"),
-            (try run("act", folder + "/poll.jsonl", "--id", "nope", "--action", "vote"), 1, "no message has the id 'nope' in \(folder)/poll.jsonl (1 malformed lines skipped)"),
+            (try run("act", folder + "/poll.jsonl", "--id", "p", "--action", "delete"), 1, "[no-such-action] demo:poll: the type has no action 'delete'; it has vote"),
+            (try run("act", folder + "/poll.jsonl", "--id", "nope", "--action", "vote"), 1,
+             "[no-such-message] no message has the id 'nope' in \(folder)/poll.jsonl (1 malformed lines skipped)"),
+            // A malformed line is reported with its number, even when the message is found on another.
+            (try run("act", folder + "/poll.jsonl", "--id", "p", "--action", "vote", "--arg", "9", "--arg", #""x""#), 1, "poll.jsonl: line 1: [malformed-envelope]"),
+            // A negative number is an argument, not an option.
+            (try run("act", folder + "/poll.jsonl", "--id", "p", "--action", "vote", "--arg", "-1", "--arg", #""x""#), 1,
+             "option -1 is not one of the poll's options"),
             (try run("act", folder + "/missing.jsonl", "--id", "p", "--action", "vote"), 2, "cannot read: no such file"),
             (try run("compose", "demo.rating.create", "--arg", "2147483648", "--arg", #""""#, "--sender", "a", "--conversation", "c"), 1,
              "argument 1 (int32 score): 2147483648 is out of range"),
             (try run("compose", "nothing.here", "--sender", "a", "--conversation", "c"), 1, "[no-such-action] no composer action has the id 'nothing.here'"),
             (try run("compose", "demo.rating.create", "--arg", "3", "--arg", #""ok""#), 2, "--sender"),
+            (try run("compose", "demo.rating.create", "--arg", "3", "--arg", #""ok""#, "--sender", "", "--conversation", "c"), 2, "--sender must not be empty"),
+            (try run("compose", "demo.rating.create", "--arg", "-3", "--arg", #""ok""#, "--sender", "a", "--conversation", "c"), 1,
+             "a score is a whole number from 1 to 5"),
         ]
         for (result, status, says) in cases {
             #expect(result.status == status, "\(says): \(result.stderr)")

@@ -102,6 +102,20 @@ import Testing
         #expect(throws: MissiveError.self) { try registry.edit(matrix, content: [0x7B, 0xFF, 0x7D]) }
     }
 
+    @Test func anEditWritesTheSendersDigestAndPushTextAgain() throws {
+        // A host without the type shows fallbackText and pushes pushContent: after an edit they describe the new content.
+        let received = registry.decode(
+            Envelope(
+                id: "e1", conversationID: "c", senderID: "bob", sentAt: 1, objectName: "demo:link",
+                content: Array(#"{"text":"Old menu","link":"https://example.com","x-new":1}"#.utf8), fallbackText: "Old menu", pushContent: "Old menu"))
+        let edited = try registry.edit(received, content: Array(#"{"text":"New menu","link":"https://example.com"}"#.utf8))
+        #expect(edited.envelope.fallbackText == edited.digest && edited.digest.contains("New menu"))
+        #expect(edited.envelope.pushContent == edited.content.pushContent)
+        #expect(edited.envelope.content.text.contains(#""x-new":1"#))
+        let bare = MessageRegistry.Builder().build().decode(try edited.reencoded())
+        #expect(bare.digest.contains("New menu"))
+    }
+
     @Test func aHostComposesNewMessagesUnderTheirNameOrTheirContainer() throws {
         let direct = try registry.compose(TextMessage(content: "hello"), id: "n1", conversationID: "c", senderID: "me", sentAt: 1)
         #expect(direct.envelope.objectName == "MS:Text")

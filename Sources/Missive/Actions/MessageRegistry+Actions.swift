@@ -80,7 +80,7 @@ extension MessageRegistry {
         guard message.isKnown, let index = messageActionIndex[RegisteredAction.MessageKey(objectName: objectName, id: actionID)] else {
             let offered = message.isKnown ? actions(forType: objectName).map(\.id) : []
             let why = message.isKnown
-                ? "\(objectName) has no action '\(actionID)'" + (offered.isEmpty ? " (it has none)" : "; it has \(offered.joined(separator: ", "))")
+                ? "the type has no action '\(actionID)'" + (offered.isEmpty ? " (it has none)" : "; it has \(offered.joined(separator: ", "))")
                 : "the message is unknown to this host (\(message.unknown?.reason.description ?? "")), so it has no actions"
             throw MissiveError(.noSuchAction, why, objectName: objectName, action: actionID)
         }

@@ -183,7 +183,9 @@ public struct MessageRegistry: Sendable {
     /// the new ones, in their received order and spelling (see ``ContentMembers``), so that a newer sender's
     /// fields and a container's key survive an edit by an older host. The envelope keeps its objectName, so
     /// content that came in a container goes out in it, and the result must decode, through the registry,
-    /// to the same type: an edit cannot change the value a container dispatches on.
+    /// to the same type: an edit cannot change the value a container dispatches on. The envelope's
+    /// `fallbackText` and `pushContent` are written again from the new content, as ``compose(objectName:content:id:conversationID:senderID:sentAt:parentID:viaContainer:)``
+    /// writes them, so that a host without the type never shows or pushes the old text.
     ///
     /// - Throws: ``MissiveError`` when the message is unknown, its type is no longer registered, or the new
     ///   content is not one JSON object in UTF-8, has a member twice, is invalid for the type, or would
@@ -201,7 +203,12 @@ public struct MessageRegistry: Sendable {
             let why = edited.unknown?.reason.description ?? "it would be decoded as \(edited.content.objectName)"
             throw MissiveError(.malformedContent, "the edited content is not valid for the type: \(why)", objectName: objectName)
         }
-        return edited
+        // The envelope's fallbackText and pushContent describe the old content: a host without the type would
+        // show and push stale text. They are written from the new content, as compose writes them.
+        var refreshed = edited.envelope
+        refreshed.fallbackText = edited.digest
+        refreshed.pushContent = edited.content.pushContent
+        return Message(envelope: refreshed, content: edited.content)
     }
 
     /// Gives a received message of a built-in or host-registered Swift type a new value; see
@@ -549,6 +556,9 @@ extension MessageRegistry.Builder {
             // Shadowing is how a user's copy overrides the system's: a decision, not a problem.
             if error.code == .shadowed {
                 logger.notice("skipped plugin: \(error.message)", metadata: metadata)
+            } else if error.action != nil {
+                // The plugin and its other actions still load.
+                logger.warning("refused action: \(error.message)", metadata: metadata)
             } else {
                 logger.warning("refused plugin: \(error.message)", metadata: metadata)
             }
