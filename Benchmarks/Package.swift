@@ -9,6 +9,8 @@ let package = Package(
     dependencies: [
         .package(name: "Missive", path: ".."),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        // The store benchmark's floor inserts rows through GRDB's prepared statements, as the store does.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .executableTarget(
@@ -16,6 +18,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Missive", package: "Missive"),
                 .product(name: "MissiveRendering", package: "Missive"),
+                .product(name: "MissiveStore", package: "Missive"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             exclude: [],

@@ -31,28 +31,14 @@ extension MissiveCommand {
         @Option(help: "terminal or html.")
         var format: Format = .terminal
 
-        @Option(help: "The width in columns (terminal), from 20 to 1000. Default: the terminal's width, else 80.")
-        var width: Int?
-
         @Option(help: "The current user's id: their messages are drawn on the right.")
         var me: String?
 
-        @Option(name: .customLong("time-zone"), help: "The time zone of dates and times, such as Europe/Paris (default UTC).")
-        var timeZone: String = "UTC"
-
-        @Option(help: "Write to this file instead of standard output.")
-        var output: String?
+        @OptionGroup var drawing: DrawingOptions
 
         @OptionGroup var plugins: PluginOptions
 
         @OptionGroup var logging: LoggingOptions
-
-        func validate() throws {
-            if let width, width < 20 || width > 1000 { throw ValidationError("--width must be from 20 to 1000, not \(width)") }
-            guard TimeZone(identifier: timeZone) != nil else {
-                throw ValidationError("--time-zone: '\(TextHygiene.line(timeZone))' is not a time zone; use an identifier such as UTC or Europe/Paris")
-            }
-        }
 
         func run() throws {
             let data = try InputFile.read(input)
@@ -78,33 +64,10 @@ extension MissiveCommand {
                 }
             }
             progress.finish()
-            let clock = TranscriptClock(timeZone: TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!)
-            let transcript = Transcript(messages: messages, currentUserID: me, clock: clock, actions: result.registry.actions(for:))
+            let transcript = Transcript(messages: messages, currentUserID: me, clock: drawing.clock, actions: result.registry.actions(for:))
             let title = "Missive: " + (input == "-" ? "standard input" : (input as NSString).lastPathComponent)
-            try Self.draw(transcript, format: format, width: width, title: title, output: output, notOver: input == "-" ? nil : input)
+            try drawing.draw(transcript, format: format, title: title, notOver: input == "-" ? nil : input)
             if failed { throw ExitCode(1) }
-        }
-
-        /// Draws a transcript on standard output, or into `output` (never over the file `notOver`).
-        static func draw(_ transcript: Transcript, format: Format, width: Int?, title: String, output: String?, notOver: String?) throws {
-            let toTerminal = output == nil
-            let text: String
-            switch format {
-            case .terminal:
-                let columns = width ?? (toTerminal ? Console.terminalColumns.map { min(max($0, 20), 1000) } : nil) ?? 80
-                let colors = toTerminal && TerminalRenderer.colorsSuitStandardOutput()
-                text = TerminalRenderer(width: columns, colors: colors).render(transcript)
-            case .html:
-                text = HTMLRenderer(title: title).render(transcript)
-            }
-            if let output {
-                if let problem = OutputFile.write(text, to: output, notOver: notOver) {
-                    Console.error("\(output): cannot write: \(problem)")
-                    throw ExitCode(2)
-                }
-            } else {
-                Console.drawn(text)
-            }
         }
 
         /// Tells the author why a plugin's view was not drawn as written: a view that fails or cannot be
@@ -123,6 +86,52 @@ extension MissiveCommand {
             } catch {
                 logger.warning("\(what) failed, so the default view is drawn: \(error.message)")
             }
+        }
+    }
+}
+
+/// How `render` and `store show` draw: the width, the time zone and where the drawing goes.
+struct DrawingOptions: ParsableArguments {
+    @Option(help: "The width in columns (terminal), from 20 to 1000. Default: the terminal's width, else 80.")
+    var width: Int?
+
+    @Option(name: .customLong("time-zone"), help: "The time zone of dates and times, such as Europe/Paris (default UTC).")
+    var timeZone: String = "UTC"
+
+    @Option(help: "Write to this file instead of standard output.")
+    var output: String?
+
+    func validate() throws {
+        if let width, width < 20 || width > 1000 { throw ValidationError("--width must be from 20 to 1000, not \(width)") }
+        guard TimeZone(identifier: timeZone) != nil else {
+            throw ValidationError("--time-zone: '\(TextHygiene.line(timeZone))' is not a time zone; use an identifier such as UTC or Europe/Paris")
+        }
+    }
+
+    /// Days and times in the chosen time zone.
+    var clock: TranscriptClock {
+        TranscriptClock(timeZone: TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!)
+    }
+
+    /// Draws a transcript on standard output, or into `output` (never over the file `notOver`).
+    func draw(_ transcript: Transcript, format: MissiveCommand.Render.Format, title: String, notOver: String?) throws {
+        let toTerminal = output == nil
+        let text: String
+        switch format {
+        case .terminal:
+            let columns = width ?? (toTerminal ? Console.terminalColumns.map { min(max($0, 20), 1000) } : nil) ?? 80
+            let colors = toTerminal && TerminalRenderer.colorsSuitStandardOutput()
+            text = TerminalRenderer(width: columns, colors: colors).render(transcript)
+        case .html:
+            text = HTMLRenderer(title: title).render(transcript)
+        }
+        if let output {
+            if let problem = OutputFile.write(text, to: output, notOver: notOver) {
+                Console.error("\(output): cannot write: \(problem)")
+                throw ExitCode(2)
+            }
+        } else {
+            Console.drawn(text)
         }
     }
 }

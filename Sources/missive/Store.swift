@@ -268,14 +268,7 @@ extension MissiveCommand.Store {
         @Option(name: .customLong("render"), help: "terminal or html (with --format text).")
         var renderFormat: MissiveCommand.Render.Format = .terminal
 
-        @Option(help: "The width in columns (terminal), from 20 to 1000. Default: the terminal's width, else 80.")
-        var width: Int?
-
-        @Option(name: .customLong("time-zone"), help: "The time zone of dates and times, such as Europe/Paris (default UTC).")
-        var timeZone: String = "UTC"
-
-        @Option(help: "Write to this file instead of standard output.")
-        var output: String?
+        @OptionGroup var drawing: DrawingOptions
 
         @OptionGroup var store: StoreOptions
 
@@ -284,11 +277,7 @@ extension MissiveCommand.Store {
         @OptionGroup var logging: LoggingOptions
 
         func validate() throws {
-            if let width, width < 20 || width > 1000 { throw ValidationError("--width must be from 20 to 1000, not \(width)") }
             if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, not \(limit)") }
-            guard TimeZone(identifier: timeZone) != nil else {
-                throw ValidationError("--time-zone: '\(TextHygiene.line(timeZone))' is not a time zone; use an identifier such as UTC or Europe/Paris")
-            }
         }
 
         func run() throws {
@@ -328,11 +317,10 @@ extension MissiveCommand.Store {
             for message in stored where message.replyCount > 0 { replyCounts[message.id] = message.replyCount }
             let transcript = Transcript(
                 messages: messages, currentUserID: store.me ?? database.owner,
-                clock: TranscriptClock(timeZone: TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!),
+                clock: drawing.clock,
                 actions: registry.actions(for:), replyCounts: replyCounts,
                 original: { id in (try? database.message(id: id)).flatMap { try? $0?.decoded(with: registry) } })
-            try MissiveCommand.Render.draw(
-                transcript, format: renderFormat, width: width, title: "Missive: " + conversation, output: output, notOver: nil)
+            try drawing.draw(transcript, format: renderFormat, title: "Missive: " + conversation, notOver: nil)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveConformance
 import MissiveRendering
 import MissiveStore
 import Testing
@@ -212,18 +213,5 @@ import Testing
     static func storedIDs(db: String) throws -> [String] {
         let store = try SQLiteMessageStore(path: db)
         return try (0..<40).flatMap { try store.messages(inConversation: "c\($0)").map(\.id) }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failing crash test can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

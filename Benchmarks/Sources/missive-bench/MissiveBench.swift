@@ -2,7 +2,7 @@ import Foundation
 import Missive
 import Synchronization
 
-/// `missive-bench [--plugins DIR] [--messages N] [--runs N] [--work DIR] [--only startup|decode|views|actions|memory]`
+/// `missive-bench [--plugins DIR] [--messages N] [--store-messages N] [--runs N] [--work DIR] [--only startup|decode|views|actions|store|memory]`
 ///
 /// Measures Missive side by side with its floors and a peer in one run, and prints Markdown tables of
 /// medians, min–max and ratios. `Benchmarks/run.sh` builds the sample plugins in release mode and runs this.
@@ -26,6 +26,8 @@ struct MissiveBench {
     struct Options {
         var plugins = FileManager.default.currentDirectoryPath + "/.build/release"
         var messages = 1_000_000
+        /// Messages ingested by the store benchmark.
+        var storeMessages = 1_000_000
         var runs = 5
         var work = NSTemporaryDirectory() + "missive-bench"
         var header = FileManager.default.currentDirectoryPath + "/Sources/CMissivePlugin/include"
@@ -41,6 +43,7 @@ struct MissiveBench {
                 switch argument {
                 case "--plugins": plugins = iterator.next() ?? plugins
                 case "--messages": messages = iterator.next().flatMap(Int.init) ?? messages
+                case "--store-messages": storeMessages = iterator.next().flatMap(Int.init) ?? storeMessages
                 case "--runs": runs = iterator.next().flatMap(Int.init) ?? runs
                 case "--work": work = iterator.next() ?? work
                 case "--header": header = iterator.next() ?? header
@@ -78,7 +81,18 @@ struct MissiveBench {
             Actions.report(try Actions.measure(directory: options.work + "/actions", samples: discovery.registry, runs: options.runs))
         }
 
-        // 5. Memory.
+        // 5. The store.
+        if options.runs("store") {
+            // The same loaded plugins but DemoMessages: its links and polls are unknown until it is "installed".
+            var without = MessageRegistry.Builder()
+            for plugin in discovery.plugins where plugin.info.name != "DemoMessages" { _ = without.register(plugin) }
+            StoreBench.report(
+                try StoreBench.measure(
+                    registry: discovery.registry, withoutDemoMessages: without.build(), corpus: corpus, messages: options.storeMessages,
+                    runs: options.runs, work: options.work + "/store"))
+        }
+
+        // 6. Memory.
         if options.runs("memory") {
             let memory = try runSelf(["memory-child", options.plugins, generated, String(options.messages)])
             print("## Memory (one process: \(Startup.pluginCount) generated plugins plus the samples, then \(options.messages) decodes)\n")

@@ -1,0 +1,192 @@
+import Foundation
+import GRDB
+import Missive
+import MissiveStore
+
+/// The store: ingest against raw inserts of the same rows, search latency, reading unread counts, and
+/// re-decoding unknown messages after an install.
+enum StoreBench {
+    struct Result {
+        var messages = 0
+        var ingest = Samples(values: [])
+        var floor = Samples(values: [])
+        var searches: [(query: String, hits: Int, median: Double, p99: Double)] = []
+        var unreadCounts = Samples(values: [])
+        var totalUnread = Samples(values: [])
+        var conversations = 0
+        var redecode = Samples(values: [])
+        var redecoded = 0
+        var fileBytes = 0
+    }
+
+    static let batchSize = 1_000
+    static let conversationCount = 1_000
+
+    static func measure(registry: MessageRegistry, withoutDemoMessages: MessageRegistry, corpus: Corpus, messages: Int, runs: Int, work: String) throws -> Result {
+        var result = Result()
+        result.messages = messages
+        // The corpus's lines under unique ids, in 1,000 conversations, one second apart; malformed envelopes
+        // are left out (a store never sees them).
+        let valid = corpus.lines.filter { $0.kind != .malformedEnvelope }
+        func lines(_ range: Range<Int>) -> [[UInt8]] {
+            range.map { index in
+                let source = valid[index % valid.count].missive
+                let tail = source[source.firstRange(of: Array(#","objectName""#.utf8))!.lowerBound...]
+                return Array(#"{"id":"s\#(index)","conversationID":"c\#(index % conversationCount)","senderID":"u\#(index % 17)","sentAt":\#(1_767_225_600_000 + Int64(index) * 1000)"#.utf8) + tail
+            }
+        }
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        var lastStore: SQLiteMessageStore?
+        for run in 0...runs {
+            // Missive: decoded outside the clock, then ingested a batch (one transaction) at a time.
+            let storePath = work + "/store-\(run).sqlite"
+            let floorPath = work + "/floor-\(run).sqlite"
+            for path in [storePath, floorPath] { removeDatabase(path) }
+            let store = try SQLiteMessageStore(path: storePath, owner: "u3")
+            var ingestTime = 0.0
+            var floorTime = 0.0
+            let floor = try Floor(path: floorPath)
+            for start in stride(from: 0, to: messages, by: batchSize) {
+                let batch = try lines(start..<min(start + batchSize, messages)).map { line throws(MissiveError) in try IncomingMessage(line: line, registry: registry) }
+                let rows = batch.compactMap(Floor.Row.init)
+                // Alternate which goes first, so that neither always runs on a warmer cache.
+                if start / batchSize % 2 == 0 {
+                    ingestTime += try time { _ = try store.ingest(batch) }
+                    floorTime += try time { try floor.insert(rows) }
+                } else {
+                    floorTime += try time { try floor.insert(rows) }
+                    ingestTime += try time { _ = try store.ingest(batch) }
+                }
+            }
+            if run > 0 {
+                result.ingest.values.append(ingestTime)
+                result.floor.values.append(floorTime)
+            }
+            if let previous = lastStore { removeDatabase(previous.path) }
+            removeDatabase(floorPath)
+            lastStore = store
+        }
+        guard let store = lastStore else { return result }
+        result.fileBytes = (try? FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int) ?? 0
+
+        // Search: each query 200 times on the last store.
+        for query in ["sushi", "déjà vu", "CAFE", "日本", "launch review", "invoice*", "\"friday coffee\"", "zzzz"] {
+            let parsed = try SearchQuery(parsing: query)
+            var hits = 0
+            var latencies: [Double] = []
+            for _ in 0..<200 {
+                latencies.append(try time { hits = try store.search(parsed, conversation: nil, limit: 20).count })
+            }
+            latencies.sort()
+            result.searches.append((query, hits, latencies[latencies.count / 2], latencies[Int(Double(latencies.count) * 0.99)]))
+        }
+
+        // Unread counts: every conversation's, and the total.
+        for _ in 0..<(runs * 20) {
+            result.unreadCounts.values.append(try time { result.conversations = try store.unreadCounts().count })
+            result.totalUnread.values.append(try time { _ = try store.totalUnreadCount() })
+        }
+
+        // Re-decoding: 100,000 messages ingested by a host without DemoMessages, then redecoded with it.
+        let unknownCount = min(100_000, messages)
+        for run in 0...runs {
+            let path = work + "/redecode-\(run).sqlite"
+            removeDatabase(path)
+            let before = try SQLiteMessageStore(path: path, owner: "u3")
+            for start in stride(from: 0, to: unknownCount, by: batchSize) {
+                _ = try before.ingest(
+                    lines(start..<min(start + batchSize, unknownCount)).map { line throws(MissiveError) in
+                        try IncomingMessage(line: line, registry: withoutDemoMessages)
+                    })
+            }
+            var report: RedecodeReport?
+            let elapsed = try time { report = try before.redecode(with: registry) }
+            if run > 0 {
+                result.redecode.values.append(elapsed)
+                result.redecoded = report?.decodedCount ?? 0
+            }
+            removeDatabase(path)
+        }
+        removeDatabase(store.path)
+        return result
+    }
+
+    static func report(_ result: Result) {
+        func seconds(_ samples: Samples) -> String { samples.summary(2) }
+        print("## Store: \(result.messages) messages in \(conversationCount) conversations, batches of \(batchSize), WAL\n")
+        print("| what | s, median (min–max) | messages/s | ratio to floor |")
+        print("|---|---|---|---|")
+        let floor = result.floor.median
+        print("| floor: raw inserts of the same rows into the same table, no search index, no counters | \(seconds(result.floor)) | \(format(Double(result.messages) / floor / 1000, 0))k | 1.00 |")
+        print("| Missive: ingest (flags, columns, FTS5, counters, replies) | \(seconds(result.ingest)) | \(format(Double(result.messages) / result.ingest.median / 1000, 0))k | \(format(floor / result.ingest.median, 2)) |")
+        print("\nThe store file holds \(format(Double(result.fileBytes) / 1_048_576, 0)) MiB (before its WAL is checkpointed into it).\n")
+        print("| search (limit 20), on that store | hits | ms, median | ms, p99 |")
+        print("|---|---|---|---|")
+        for search in result.searches {
+            print("| `\(search.query)` | \(search.hits) | \(format(search.median * 1000, 3)) | \(format(search.p99 * 1000, 3)) |")
+        }
+        print("")
+        print("| counters | ms, median (min–max) |")
+        print("|---|---|")
+        print("| unreadCounts() (\(result.conversations) conversations) | \(Samples(values: result.unreadCounts.values.map { $0 * 1000 }).summary(3)) |")
+        print("| totalUnreadCount() | \(Samples(values: result.totalUnread.values.map { $0 * 1000 }).summary(3)) |")
+        print("")
+        print("| re-decode after an install | s, median (min–max) | messages/s |")
+        print("|---|---|---|")
+        print("| \(result.redecoded) unknown messages become known (one transaction) | \(seconds(result.redecode)) | \(format(Double(result.redecoded) / result.redecode.median / 1000, 0))k |")
+        print("")
+    }
+
+    static func time(_ body: () throws -> Void) throws -> Double {
+        let start = now()
+        try body()
+        return now() - start
+    }
+
+    static func removeDatabase(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// Raw inserts through prepared statements, into a copy of the store's `message` table (created by the
+    /// store itself, so with the same columns and indexes), in the same journal mode, synchronous setting
+    /// and batch size, without the search index, the conversation counters or reply threads.
+    final class Floor {
+        struct Row {
+            let values: StatementArguments
+            init?(_ incoming: IncomingMessage) {
+                let message = incoming.message
+                let envelope = message.envelope
+                guard message.persistence.isStored else { return nil }
+                let words = message.content.searchableWords
+                values = [
+                    envelope.id, envelope.conversationID, envelope.senderID, envelope.sentAt, message.content.objectName,
+                    message.content.businessID, message.isKnown, message.digest, Int64(message.persistence.rawValue),
+                    message.persistence == .counted, words.joined(separator: "\u{1F}"), words.joined(separator: " "), envelope.parentID,
+                    envelope.parentID, message.unknown.map { "\($0.reason)" }, Data(incoming.envelopeBytes),
+                ]
+            }
+        }
+
+        let queue: DatabasePool
+
+        init(path: String) throws {
+            _ = try SQLiteMessageStore(path: path)  // the same schema
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            queue = try DatabasePool(path: path, configuration: configuration)
+        }
+
+        func insert(_ rows: [Row]) throws {
+            try queue.write { db in
+                let statement = try db.cachedStatement(
+                    sql: """
+                        INSERT OR IGNORE INTO message(
+                            id, conversation_id, sender_id, sent_at, object_name, business_id, known, digest, persistence,
+                            counted, words, search_text, parent_id, root_id, reason, envelope)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """)
+                for row in rows { try statement.execute(arguments: row.values) }
+            }
+        }
+    }
+}
