@@ -27,12 +27,12 @@ public struct IncomingMessage: Sendable {
 
 extension MessageStore {
     /// Ingests decoded messages, storing each envelope as ``Envelope/encoded()`` writes it.
-    public func ingest(_ messages: [Message]) throws(StoreError) -> IngestReport {
-        try ingest(messages.map(IncomingMessage.init))
+    public func ingest(_ messages: [Message]) async throws(StoreError) -> IngestReport {
+        try await ingest(messages.map(IncomingMessage.init))
     }
 
     /// Decodes `envelopes` through `registry` and ingests them, in one transaction.
-    public func ingest(_ envelopes: [Envelope], registry: MessageRegistry) throws(StoreError) -> IngestReport {
-        try ingest(envelopes.map { IncomingMessage(registry.decode($0)) })
+    public func ingest(_ envelopes: [Envelope], registry: MessageRegistry) async throws(StoreError) -> IngestReport {
+        try await ingest(envelopes.map { IncomingMessage(registry.decode($0)) })
     }
 }

@@ -17,6 +17,9 @@ import Missive
 ///   than the ``owner`` that come after the read mark, in the order (``StoredMessage/sentAt``, id). It
 ///   is a counter kept on every change, not a scan; ``checkConsistency()`` recounts it.
 /// - **Replies** are one level deep: a reply to a reply belongs to the thread of its root.
+///
+/// Every method is `async`, so that a backend behind a network (a database server) fits the same protocol;
+/// ``SQLiteMessageStore`` runs its work on GRDB's own queues.
 public protocol MessageStore: Sendable {
     /// The account whose store this is: its own messages never count as unread. `nil` when the store has
     /// none, and then every message is from someone else.
@@ -25,26 +28,26 @@ public protocol MessageStore: Sendable {
     /// Applies each message's persistence flag: stores those to keep, in one transaction.
     ///
     /// - Returns: one outcome per message, in order.
-    func ingest(_ messages: [IncomingMessage]) throws(StoreError) -> IngestReport
+    func ingest(_ messages: [IncomingMessage]) async throws(StoreError) -> IngestReport
 
     /// The stored message with this id, if any.
-    func message(id: String) throws(StoreError) -> StoredMessage?
+    func message(id: String) async throws(StoreError) -> StoredMessage?
 
     /// A conversation's messages in the order sent (``StoredMessage/sentAt``, then id): the newest `limit`
     /// of them, or all.
-    func messages(inConversation conversationID: String, limit: Int?) throws(StoreError) -> [StoredMessage]
+    func messages(inConversation conversationID: String, limit: Int?) async throws(StoreError) -> [StoredMessage]
 
     /// Every conversation that has stored messages, newest activity first.
-    func conversations() throws(StoreError) -> [ConversationSummary]
+    func conversations() async throws(StoreError) -> [ConversationSummary]
 
     /// The unread count of one conversation; 0 for a conversation the store does not know.
-    func unreadCount(conversation conversationID: String) throws(StoreError) -> Int
+    func unreadCount(conversation conversationID: String) async throws(StoreError) -> Int
 
     /// The unread count of every conversation that has one above zero.
-    func unreadCounts() throws(StoreError) -> [String: Int]
+    func unreadCounts() async throws(StoreError) -> [String: Int]
 
     /// The sum of every conversation's unread count.
-    func totalUnreadCount() throws(StoreError) -> Int
+    func totalUnreadCount() async throws(StoreError) -> Int
 
     /// Moves the conversation's read mark to the message `messageID`: it and everything before it are
     /// read. A mark never moves back; marking an earlier message changes nothing.
@@ -52,50 +55,50 @@ public protocol MessageStore: Sendable {
     /// - Returns: the conversation's unread count after the change.
     /// - Throws: ``StoreError/Code/notFound`` when the message is not stored in that conversation.
     @discardableResult
-    func markRead(conversation conversationID: String, upTo messageID: String) throws(StoreError) -> Int
+    func markRead(conversation conversationID: String, upTo messageID: String) async throws(StoreError) -> Int
 
     /// Searches the searchable words of stored messages, best match first.
     ///
     /// - Throws: ``StoreError/Code/malformedQuery`` for a query without words or with an unbalanced quote.
-    func search(_ query: SearchQuery, conversation conversationID: String?, limit: Int) throws(StoreError) -> [SearchHit]
+    func search(_ query: SearchQuery, conversation conversationID: String?, limit: Int) async throws(StoreError) -> [SearchHit]
 
     /// The message a reply quotes, looked up in the store.
-    func quotedOriginal(of message: StoredMessage) throws(StoreError) -> QuotedOriginal?
+    func quotedOriginal(of message: StoredMessage) async throws(StoreError) -> QuotedOriginal?
 
     /// The replies in a message's thread, in the order sent.
-    func replies(to messageID: String) throws(StoreError) -> [StoredMessage]
+    func replies(to messageID: String) async throws(StoreError) -> [StoredMessage]
 
     /// Deletes one message.
     ///
     /// - Throws: ``StoreError/Code/notFound`` when it is not stored; ``StoreError/Code/hasReplies`` when
     ///   replies are attached to it: they must be deleted first.
-    func delete(messageID: String) throws(StoreError)
+    func delete(messageID: String) async throws(StoreError)
 
     /// Decodes again every stored unknown message whose type `registry` now knows, in one transaction,
     /// updating its columns, its search entry and the unread counters.
     ///
     /// Running it again changes nothing. Messages that still fail keep their (possibly new) reason.
     /// - Parameter progress: called after every message looked at, with the count done and the total.
-    func redecode(with registry: MessageRegistry, progress: ((Int, Int) -> Void)?) throws(StoreError) -> RedecodeReport
+    func redecode(with registry: MessageRegistry, progress: (@Sendable (Int, Int) -> Void)?) async throws(StoreError) -> RedecodeReport
 
     /// Recounts unread counts, message counts, newest messages and reply counts from the rows, and checks
     /// the database and its search index; reports every counter that differs.
-    func checkConsistency() throws(StoreError) -> ConsistencyReport
+    func checkConsistency() async throws(StoreError) -> ConsistencyReport
 }
 
 extension MessageStore {
     /// Every message of a conversation, in the order sent.
-    public func messages(inConversation conversationID: String) throws(StoreError) -> [StoredMessage] {
-        try messages(inConversation: conversationID, limit: nil)
+    public func messages(inConversation conversationID: String) async throws(StoreError) -> [StoredMessage] {
+        try await messages(inConversation: conversationID, limit: nil)
     }
 
     /// Searches every conversation, 50 hits at most.
-    public func search(_ query: String) throws(StoreError) -> [SearchHit] {
-        try search(SearchQuery(parsing: query), conversation: nil, limit: 50)
+    public func search(_ query: String) async throws(StoreError) -> [SearchHit] {
+        try await search(SearchQuery(parsing: query), conversation: nil, limit: 50)
     }
 
     /// Decodes stored unknown messages again, without progress reports.
-    public func redecode(with registry: MessageRegistry) throws(StoreError) -> RedecodeReport {
-        try redecode(with: registry, progress: nil)
+    public func redecode(with registry: MessageRegistry) async throws(StoreError) -> RedecodeReport {
+        try await redecode(with: registry, progress: nil)
     }
 }

@@ -29,9 +29,7 @@ public final class SQLiteMessageStore: MessageStore {
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
+        configuration.prepareDatabase { db in try db.execute(sql: Self.connectionSettings) }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try StoreSchema.migrator.migrate(pool)
@@ -49,7 +47,7 @@ public final class SQLiteMessageStore: MessageStore {
             throw StoreError(.ownerMismatch, "the store belongs to '\(stored)', not '\(owner)'", path: path)
         case (nil, let owner?):
             self.owner = owner
-            try write { db in
+            try writeNow { db in
                 try db.execute(sql: "INSERT INTO store_info(key, value) VALUES ('owner', ?)", arguments: [owner])
                 try Self.recount(db, owner: owner)
             }
@@ -58,21 +56,48 @@ public final class SQLiteMessageStore: MessageStore {
         }
     }
 
+    /// What every connection sets: WAL's usual durability, a page cache of 32 MiB and memory-mapped reads of
+    /// up to 256 MiB (fewer system calls for the search index and the counters' pages).
+    public static let connectionSettings = "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768; PRAGMA mmap_size = 268435456"
+
     // MARK: Ingest
 
-    public func ingest(_ messages: [IncomingMessage]) throws(StoreError) -> IngestReport {
+    public func ingest(_ messages: [IncomingMessage]) async throws(StoreError) -> IngestReport {
         let owner = self.owner
-        return try write { db in
+        return try await write { db in
+            var batch = IngestBatch(
+                awaitingRoots: try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM message WHERE root_pending = 1)") ?? false)
             var outcomes: [IngestReport.Outcome] = []
             outcomes.reserveCapacity(messages.count)
             for incoming in messages {
-                outcomes.append(try Self.ingest(incoming, owner: owner, db))
+                outcomes.append(try Self.ingest(incoming, owner: owner, into: &batch, db))
             }
+            try Self.updateCounters(batch.conversations, db)
             return IngestReport(outcomes: outcomes)
         }
     }
 
-    private static func ingest(_ incoming: IncomingMessage, owner: String?, _ db: Database) throws -> IngestReport.Outcome {
+    /// What one ingest transaction gathers as it goes.
+    private struct IngestBatch {
+        /// Whether some stored reply waits for its thread's root: only then is each new message looked for
+        /// among the roots awaited.
+        var awaitingRoots: Bool
+        /// The changes to each conversation's counters, applied once per conversation at the end.
+        var conversations: [String: ConversationChange] = [:]
+    }
+
+    /// New messages of one conversation in one transaction.
+    private struct ConversationChange {
+        var stored = 0
+        /// The positions (sentAt, id) of the new messages that count as unread, if they come after the read mark.
+        var counted: [(Int64, String)] = []
+        /// The newest new message.
+        var newest: (Int64, String)
+
+        init(newest: (Int64, String)) { self.newest = newest }
+    }
+
+    private static func ingest(_ incoming: IncomingMessage, owner: String?, into batch: inout IngestBatch, _ db: Database) throws -> IngestReport.Outcome {
         let message = incoming.message
         let envelope = message.envelope
         let persistence = message.persistence
@@ -81,69 +106,101 @@ public final class SQLiteMessageStore: MessageStore {
         let words = message.content.searchableWords
         let searchText = SearchText.document(words)
         // Replies are one level deep: a reply to a reply joins the thread of its parent's root. A parent
-        // not (yet) stored is the root; when it arrives, its replies move to its own root, if it has one.
+        // not (yet) stored is taken as the root, pending; when it arrives, its replies move to its own root.
         var rootID: String?
+        var rootPending = false
         if let parentID = envelope.parentID {
-            let parentRoot = try Row.fetchOne(db.cachedStatement(sql: "SELECT root_id FROM message WHERE id = ?"), arguments: [parentID])
-            rootID = parentRoot.flatMap { $0[0] as String? } ?? parentID
+            if let parent = try Row.fetchOne(db.cachedStatement(sql: "SELECT root_id, root_pending FROM message WHERE id = ?"), arguments: [parentID]) {
+                let parentRoot: String? = parent[0]
+                rootID = parentRoot ?? parentID
+                rootPending = parentRoot != nil && parent[1] as Bool
+            } else {
+                rootID = parentID
+                rootPending = true
+            }
         }
         let insert = try db.cachedStatement(
             sql: """
                 INSERT OR IGNORE INTO message(
                     id, conversation_id, sender_id, sent_at, object_name, business_id, known, digest, persistence,
-                    counted, words, search_text, parent_id, root_id, reason, envelope)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    counted, words, search_text, parent_id, root_id, root_pending, reason, envelope)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         try insert.execute(arguments: [
             envelope.id, envelope.conversationID, envelope.senderID, envelope.sentAt, message.content.objectName,
             message.content.businessID, message.isKnown, message.digest, Int64(persistence.rawValue), counted,
-            joinWords(words), searchText, envelope.parentID, rootID, message.unknown.map { "\($0.reason)" },
+            joinWords(words), searchText, envelope.parentID, rootID, rootPending, message.unknown.map { "\($0.reason)" },
             Data(incoming.envelopeBytes),
         ])
         guard db.changesCount > 0 else { return .duplicate }
         let seq = db.lastInsertedRowID
         // Every row is in the index, words or none: FTS5 counts documents, and its integrity check counts rows.
         try db.cachedStatement(sql: "INSERT INTO message_search(rowid, search_text) VALUES (?, ?)").execute(arguments: [seq, searchText])
-        if let rootID {
+        if let rootID, !rootPending {
             try db.cachedStatement(sql: "UPDATE message SET reply_count = reply_count + 1 WHERE id = ?").execute(arguments: [rootID])
         }
-        // Replies that arrived before this message.
-        let waiting = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM message WHERE root_id = ?"), arguments: [envelope.id]) ?? 0
-        if waiting > 0 {
-            if let rootID {
-                try db.execute(sql: "UPDATE message SET root_id = ? WHERE root_id = ?", arguments: [rootID, envelope.id])
-                try db.execute(sql: "UPDATE message SET reply_count = reply_count + ? WHERE id = ?", arguments: [waiting, rootID])
-            } else {
-                try db.execute(sql: "UPDATE message SET reply_count = ? WHERE seq = ?", arguments: [waiting, seq])
+        // Replies that arrived before this message, waiting for it as their root.
+        if batch.awaitingRoots {
+            let waiting =
+                try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT COUNT(*) FROM message WHERE root_id = ? AND root_pending = 1"), arguments: [envelope.id]) ?? 0
+            if waiting > 0 {
+                try db.execute(
+                    sql: "UPDATE message SET root_id = ?, root_pending = ? WHERE root_id = ? AND root_pending = 1",
+                    arguments: [rootID ?? envelope.id, rootPending, envelope.id])
+                if !rootPending {
+                    try db.execute(sql: "UPDATE message SET reply_count = reply_count + ? WHERE id = ?", arguments: [waiting, rootID ?? envelope.id])
+                }
             }
         }
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO conversation(id, unread, message_count, last_sent_at, last_message_id)
-                VALUES (:conversation, :counted, 1, :sentAt, :id)
-                ON CONFLICT(id) DO UPDATE SET
-                    message_count = message_count + 1,
-                    unread = unread + (:counted AND (read_sent_at IS NULL OR :sentAt > read_sent_at
-                        OR (:sentAt = read_sent_at AND :id > read_message_id))),
-                    last_sent_at = CASE WHEN last_sent_at IS NULL OR :sentAt > last_sent_at
-                        OR (:sentAt = last_sent_at AND :id > last_message_id) THEN :sentAt ELSE last_sent_at END,
-                    last_message_id = CASE WHEN last_sent_at IS NULL OR :sentAt > last_sent_at
-                        OR (:sentAt = last_sent_at AND :id > last_message_id) THEN :id ELSE last_message_id END
-                """
-        ).execute(arguments: ["conversation": envelope.conversationID, "counted": counted, "sentAt": envelope.sentAt, "id": envelope.id])
+        if rootPending { batch.awaitingRoots = true }
+        let position = (envelope.sentAt, envelope.id)
+        var change = batch.conversations[envelope.conversationID] ?? ConversationChange(newest: position)
+        change.stored += 1
+        if counted { change.counted.append(position) }
+        if position > change.newest { change.newest = position }
+        batch.conversations[envelope.conversationID] = change
         return .stored
+    }
+
+    /// Applies a transaction's new messages to their conversations' counters: one statement per
+    /// conversation, whatever the number of messages.
+    private static func updateCounters(_ changes: [String: ConversationChange], _ db: Database) throws {
+        for (conversationID, change) in changes {
+            let mark = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT read_sent_at, read_message_id FROM conversation WHERE id = ?"), arguments: [conversationID])
+            let unread: Int
+            if let mark, let sentAt = mark[0] as Int64?, let id = mark[1] as String? {
+                unread = change.counted.count { $0 > (sentAt, id) }
+            } else {
+                unread = change.counted.count
+            }
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO conversation(id, unread, message_count, last_sent_at, last_message_id)
+                    VALUES (?1, ?2, ?3, ?4, ?5)
+                    ON CONFLICT(id) DO UPDATE SET
+                        message_count = message_count + ?3,
+                        unread = unread + ?2,
+                        last_sent_at = CASE WHEN last_sent_at IS NULL OR ?4 > last_sent_at
+                            OR (?4 = last_sent_at AND ?5 > last_message_id) THEN ?4 ELSE last_sent_at END,
+                        last_message_id = CASE WHEN last_sent_at IS NULL OR ?4 > last_sent_at
+                            OR (?4 = last_sent_at AND ?5 > last_message_id) THEN ?5 ELSE last_message_id END
+                    """
+            ).execute(arguments: [conversationID, unread, change.stored, change.newest.0, change.newest.1])
+        }
     }
 
     // MARK: Reading
 
-    public func message(id: String) throws(StoreError) -> StoredMessage? {
-        try read { db in
+    public func message(id: String) async throws(StoreError) -> StoredMessage? {
+        try await read { db in
             try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM message WHERE id = ?", arguments: [id]).map(Self.storedMessage)
         }
     }
 
-    public func messages(inConversation conversationID: String, limit: Int?) throws(StoreError) -> [StoredMessage] {
-        try read { db in
+    public func messages(inConversation conversationID: String, limit: Int?) async throws(StoreError) -> [StoredMessage] {
+        try await read { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -155,28 +212,30 @@ public final class SQLiteMessageStore: MessageStore {
         }
     }
 
-    public func conversations() throws(StoreError) -> [ConversationSummary] {
-        try read { db in
+    public func conversations() async throws(StoreError) -> [ConversationSummary] {
+        try await read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT c.id AS c_id, c.unread AS c_unread, c.message_count AS c_count, \(Self.columns)
+                    SELECT \(Self.columns), c.id, c.unread, c.message_count
                     FROM conversation c JOIN message ON message.id = c.last_message_id
                     WHERE c.message_count > 0
                     ORDER BY c.last_sent_at DESC, c.last_message_id DESC
                     """
             ).map { row in
-                ConversationSummary(id: row["c_id"], unreadCount: row["c_unread"], messageCount: row["c_count"], lastMessage: Self.storedMessage(row))
+                ConversationSummary(
+                    id: row[Self.columnCount], unreadCount: row[Self.columnCount + 1], messageCount: row[Self.columnCount + 2],
+                    lastMessage: Self.storedMessage(row))
             }
         }
     }
 
-    public func unreadCount(conversation conversationID: String) throws(StoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT unread FROM conversation WHERE id = ?", arguments: [conversationID]) ?? 0 }
+    public func unreadCount(conversation conversationID: String) async throws(StoreError) -> Int {
+        try await read { db in try Int.fetchOne(db, sql: "SELECT unread FROM conversation WHERE id = ?", arguments: [conversationID]) ?? 0 }
     }
 
-    public func unreadCounts() throws(StoreError) -> [String: Int] {
-        try read { db in
+    public func unreadCounts() async throws(StoreError) -> [String: Int] {
+        try await read { db in
             var counts: [String: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, unread FROM conversation WHERE unread > 0") {
                 counts[row[0]] = row[1]
@@ -185,17 +244,17 @@ public final class SQLiteMessageStore: MessageStore {
         }
     }
 
-    public func totalUnreadCount() throws(StoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(unread), 0) FROM conversation") ?? 0 }
+    public func totalUnreadCount() async throws(StoreError) -> Int {
+        try await read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(unread), 0) FROM conversation") ?? 0 }
     }
 
-    public func quotedOriginal(of message: StoredMessage) throws(StoreError) -> QuotedOriginal? {
+    public func quotedOriginal(of message: StoredMessage) async throws(StoreError) -> QuotedOriginal? {
         guard let parentID = message.parentID else { return nil }
-        return try self.message(id: parentID).map(QuotedOriginal.found) ?? .notFound(parentID: parentID)
+        return try await self.message(id: parentID).map(QuotedOriginal.found) ?? .notFound(parentID: parentID)
     }
 
-    public func replies(to messageID: String) throws(StoreError) -> [StoredMessage] {
-        try read { db in
+    public func replies(to messageID: String) async throws(StoreError) -> [StoredMessage] {
+        try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT \(Self.columns) FROM message WHERE root_id = ? ORDER BY sent_at, id", arguments: [messageID]
             ).map(Self.storedMessage)
@@ -205,8 +264,8 @@ public final class SQLiteMessageStore: MessageStore {
     // MARK: Read marks
 
     @discardableResult
-    public func markRead(conversation conversationID: String, upTo messageID: String) throws(StoreError) -> Int {
-        try write { db in
+    public func markRead(conversation conversationID: String, upTo messageID: String) async throws(StoreError) -> Int {
+        try await write { db in
             guard
                 let target = try Row.fetchOne(
                     db, sql: "SELECT sent_at FROM message WHERE id = ? AND conversation_id = ?", arguments: [messageID, conversationID])
@@ -239,15 +298,15 @@ public final class SQLiteMessageStore: MessageStore {
 
     // MARK: Search
 
-    public func search(_ query: SearchQuery, conversation conversationID: String?, limit: Int) throws(StoreError) -> [SearchHit] {
+    public func search(_ query: SearchQuery, conversation conversationID: String?, limit: Int) async throws(StoreError) -> [SearchHit] {
         let expression = query.matchExpression
-        return try read { db in
+        return try await read { db in
             let rows: [Row]
             do {
                 rows = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT bm25(message_search) AS score, \(Self.columns)
+                        SELECT \(Self.columns), bm25(message_search) AS score
                         FROM message_search JOIN message ON message.seq = message_search.rowid
                         WHERE message_search MATCH ? AND (? IS NULL OR message.conversation_id = ?)
                         ORDER BY score, message.sent_at DESC
@@ -259,15 +318,15 @@ public final class SQLiteMessageStore: MessageStore {
             }
             return rows.map { row in
                 let message = Self.storedMessage(row)
-                return SearchHit(message: message, rank: row["score"], snippet: query.snippet(of: message.searchableWords))
+                return SearchHit(message: message, rank: row[Self.columnCount], snippet: query.snippet(of: message.searchableWords))
             }
         }
     }
 
     // MARK: Deleting
 
-    public func delete(messageID: String) throws(StoreError) {
-        try write { db in
+    public func delete(messageID: String) async throws(StoreError) {
+        try await write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.columns), seq, search_text FROM message WHERE id = ?", arguments: [messageID]) else {
                 throw StoreError(.notFound, "message '\(messageID)' is not stored")
             }
@@ -277,8 +336,8 @@ public final class SQLiteMessageStore: MessageStore {
                     .hasReplies,
                     "message '\(messageID)' has \(message.replyCount) \(message.replyCount == 1 ? "reply" : "replies"); delete \(message.replyCount == 1 ? "it" : "them") first")
             }
-            let seq: Int64 = row["seq"]
-            let searchText: String = row["search_text"]
+            let seq: Int64 = row[Self.columnCount]
+            let searchText: String = row[Self.columnCount + 1]
             try db.execute(sql: "INSERT INTO message_search(message_search, rowid, search_text) VALUES ('delete', ?, ?)", arguments: [seq, searchText])
             try db.execute(sql: "DELETE FROM message WHERE seq = ?", arguments: [seq])
             if let root = message.threadRootID {
@@ -294,9 +353,9 @@ public final class SQLiteMessageStore: MessageStore {
 
     // MARK: Re-decoding
 
-    public func redecode(with registry: MessageRegistry, progress: ((Int, Int) -> Void)?) throws(StoreError) -> RedecodeReport {
+    public func redecode(with registry: MessageRegistry, progress: (@Sendable (Int, Int) -> Void)?) async throws(StoreError) -> RedecodeReport {
         let owner = self.owner
-        return try write { db in
+        return try await write { db in
             let rows = try Row.fetchAll(db, sql: "SELECT \(Self.columns), seq, search_text FROM message WHERE known = 0 ORDER BY seq")
             var reports: [String: RedecodeReport.TypeReport] = [:]
             for (index, row) in rows.enumerated() {
@@ -308,7 +367,7 @@ public final class SQLiteMessageStore: MessageStore {
                 guard message.isKnown else {
                     let reason = message.unknown.map { "\($0.reason)" }
                     if reason != stored.reason {
-                        try db.execute(sql: "UPDATE message SET reason = ? WHERE seq = ?", arguments: [reason, row["seq"] as Int64])
+                        try db.execute(sql: "UPDATE message SET reason = ? WHERE seq = ?", arguments: [reason, row[Self.columnCount] as Int64])
                     }
                     report.stillUnknown += 1
                     report.reason = reason
@@ -318,17 +377,18 @@ public final class SQLiteMessageStore: MessageStore {
                 let counted = persistence == .counted && stored.senderID != owner
                 let words = message.content.searchableWords
                 let searchText = SearchText.document(words)
-                let seq: Int64 = row["seq"]
-                let oldSearchText: String = row["search_text"]
-                try db.execute(
-                    sql: "INSERT INTO message_search(message_search, rowid, search_text) VALUES ('delete', ?, ?)", arguments: [seq, oldSearchText])
-                try db.execute(sql: "INSERT INTO message_search(rowid, search_text) VALUES (?, ?)", arguments: [seq, searchText])
-                try db.execute(
+                let seq: Int64 = row[Self.columnCount]
+                let oldSearchText: String = row[Self.columnCount + 1]
+                try db.cachedStatement(sql: "INSERT INTO message_search(message_search, rowid, search_text) VALUES ('delete', ?, ?)")
+                    .execute(arguments: [seq, oldSearchText])
+                try db.cachedStatement(sql: "INSERT INTO message_search(rowid, search_text) VALUES (?, ?)").execute(arguments: [seq, searchText])
+                try db.cachedStatement(
                     sql: """
                         UPDATE message SET object_name = ?, business_id = ?, known = 1, digest = ?, persistence = ?, counted = ?,
                             words = ?, search_text = ?, reason = NULL
                         WHERE seq = ?
-                        """,
+                        """
+                ).execute(
                     arguments: [
                         message.content.objectName, message.content.businessID, message.digest, Int64(persistence.rawValue), counted,
                         Self.joinWords(words), searchText, seq,
@@ -348,10 +408,10 @@ public final class SQLiteMessageStore: MessageStore {
 
     // MARK: Consistency
 
-    public func checkConsistency() throws(StoreError) -> ConsistencyReport {
+    public func checkConsistency() async throws(StoreError) -> ConsistencyReport {
         let owner = self.owner
         // A write transaction: FTS5's integrity check is written as an INSERT.
-        return try write { db in
+        return try await write { db in
             var problems: [String] = []
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             if integrity != ["ok"] { problems += integrity.map { "integrity_check: \($0)" } }
@@ -387,6 +447,13 @@ public final class SQLiteMessageStore: MessageStore {
                     FROM message m WHERE reply_count != (SELECT COUNT(*) FROM message r WHERE r.root_id = m.id)
                     """)
             problems += replies.map { "message '\($0["id"] as String)': reply count is \($0["reply_count"] as Int), a recount gives \($0["recount"] as Int)" }
+            let pending = try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM message r
+                    WHERE r.root_pending != (r.root_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM message p WHERE p.id = r.root_id))
+                    """) ?? 0
+            if pending > 0 { problems.append("\(pending) replies are wrongly marked as waiting, or not waiting, for their thread's root") }
             return ConsistencyReport(problems: problems)
         }
     }
@@ -419,7 +486,7 @@ public final class SQLiteMessageStore: MessageStore {
     private static func isAfterReadMark(_ message: StoredMessage, _ db: Database) throws -> Bool {
         guard
             let mark = try Row.fetchOne(
-                db, sql: "SELECT read_sent_at, read_message_id FROM conversation WHERE id = ?", arguments: [message.conversationID]),
+                db.cachedStatement(sql: "SELECT read_sent_at, read_message_id FROM conversation WHERE id = ?"), arguments: [message.conversationID]),
             let sentAt = mark[0] as Int64?, let id = mark[1] as String?
         else { return true }
         return (message.sentAt, message.id) > (sentAt, id)
@@ -442,16 +509,19 @@ public final class SQLiteMessageStore: MessageStore {
         message.reply_count, message.reason, message.envelope
         """
 
+    /// How many columns ``columns`` lists: the index of the first column a query adds after them.
+    private static let columnCount = 16
+
+    /// A stored message from a row that starts with ``columns``, read by position (GRDB's lookups by name
+    /// fold the case of every name).
     private static func storedMessage(_ row: Row) -> StoredMessage {
-        let words: String = row["words"]
-        let envelope: Data = row["envelope"]
+        let words: String = row[10]
+        let envelope: Data = row[15]
         return StoredMessage(
-            id: row["id"], conversationID: row["conversation_id"], senderID: row["sender_id"], sentAt: row["sent_at"],
-            objectName: row["object_name"], businessID: row["business_id"], isKnown: row["known"], digest: row["digest"],
-            persistence: Persistence(rawValue: row["persistence"]) ?? .persisted, countsAsUnread: row["counted"],
+            id: row[0], conversationID: row[1], senderID: row[2], sentAt: row[3], objectName: row[4], businessID: row[5], isKnown: row[6],
+            digest: row[7], persistence: Persistence(rawValue: row[8]) ?? .persisted, countsAsUnread: row[9],
             searchableWords: words.isEmpty ? [] : words.split(separator: wordSeparator, omittingEmptySubsequences: false).map(String.init),
-            parentID: row["parent_id"], threadRootID: row["root_id"], replyCount: row["reply_count"], reason: row["reason"],
-            envelopeBytes: [UInt8](envelope))
+            parentID: row[11], threadRootID: row[12], replyCount: row[13], reason: row[14], envelopeBytes: [UInt8](envelope))
     }
 
     /// Searchable words are kept in one column, separated by U+001F (a control character, which no word
@@ -462,17 +532,26 @@ public final class SQLiteMessageStore: MessageStore {
         words.map { $0.replacingOccurrences(of: "\u{1F}", with: " ") }.joined(separator: String(wordSeparator))
     }
 
-    private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
         do {
-            return try pool.read(body)
+            return try await pool.read(body)
         } catch {
             throw storeError(error)
         }
     }
 
-    private func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
         do {
-            return try pool.write(body)
+            return try await pool.write(body)
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    /// A write that blocks the caller, for opening the store.
+    private func writeNow(_ body: (Database) throws -> Void) throws(StoreError) {
+        do {
+            try pool.write(body)
         } catch {
             throw storeError(error)
         }

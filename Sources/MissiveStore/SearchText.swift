@@ -18,15 +18,25 @@ enum SearchText {
         var output = ""
         for word in words {
             if !output.isEmpty { output.append(" ") }
-            append(word.precomposedStringWithCompatibilityMapping, to: &output, trailingSingle: true)
+            append(compatibilityForm(word), to: &output, trailingSingle: true)
         }
         return output
+    }
+
+    /// The text in Unicode compatibility form (NFKC); ASCII text, which NFKC leaves as it is, is not copied.
+    static func compatibilityForm(_ text: String) -> String {
+        text.utf8.allSatisfy { $0 < 0x80 } ? text : text.precomposedStringWithCompatibilityMapping
     }
 
     /// Appends `text` with each CJK run split into pairs; `trailingSingle` adds each run's last character
     /// alone, as documents have it. A query leaves it out when its run ends the term, where the document
     /// may go on with more characters.
     static func append(_ text: String, to output: inout String, trailingSingle: Bool) {
+        // Most text has no CJK character (none below U+1100): it is indexed as written.
+        guard text.utf8.contains(where: { $0 >= 0xE1 }), text.unicodeScalars.contains(where: isCJK) else {
+            output.append(text)
+            return
+        }
         var run: [Unicode.Scalar] = []
         func flush(last: Bool) {
             defer { run.removeAll(keepingCapacity: true) }
@@ -152,7 +162,7 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     /// The FTS5 match expression: each term a quoted phrase, CJK runs split as the index splits them.
     var matchExpression: String {
         terms.map { term in
-            let folded = term.text.precomposedStringWithCompatibilityMapping
+            let folded = SearchText.compatibilityForm(term.text)
             var phrase = ""
             SearchText.append(folded, to: &phrase, trailingSingle: false)
             // A term ending in one CJK character matches it as the first of a pair, or alone.

@@ -28,6 +28,7 @@ enum StoreSchema {
                         search_text TEXT NOT NULL,
                         parent_id TEXT,
                         root_id TEXT,
+                        root_pending INTEGER NOT NULL DEFAULT 0,
                         reply_count INTEGER NOT NULL DEFAULT 0,
                         reason TEXT,
                         envelope BLOB NOT NULL
@@ -37,6 +38,8 @@ enum StoreSchema {
             // Only the messages that count: unread counts after a read mark come from this index alone.
             try db.execute(sql: "CREATE INDEX message_counted ON message(conversation_id, sent_at, id) WHERE counted = 1")
             try db.execute(sql: "CREATE INDEX message_by_root ON message(root_id) WHERE root_id IS NOT NULL")
+            // Replies whose thread's root is not stored yet, found again when it arrives.
+            try db.execute(sql: "CREATE INDEX message_root_pending ON message(root_id) WHERE root_pending = 1")
             try db.execute(sql: "CREATE INDEX message_unknown ON message(object_name) WHERE known = 0")
             // Counters kept on every change, so that reading them never scans messages.
             try db.execute(

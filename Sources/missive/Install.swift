@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import Logging
 import Missive
 import MissiveConformance
@@ -154,13 +155,18 @@ extension MissiveCommand {
 }
 
 /// A one-line progress display on standard error, shown only when standard error is a terminal, so that
-/// piped and JSON output stay clean.
-final class Progress {
+/// piped and JSON output stay clean. Safe to update from any thread (a store reports progress from its
+/// database queue).
+final class Progress: Sendable {
+    private struct State {
+        var count = 0
+        var shown = false
+    }
+
     private let label: String
     private let unit: String
     private let enabled = isatty(STDERR_FILENO) == 1
-    private var count = 0
-    private var shown = false
+    private let state = Mutex(State())
 
     /// A display of `label: COUNT UNIT`.
     init(label: String, unit: String = "checks done") {
@@ -170,23 +176,25 @@ final class Progress {
 
     /// Counts one step, showing its name.
     func step(_ name: String) {
-        count += 1
+        let count = state.withLock { state in
+            state.count += 1
+            state.shown = state.shown || enabled
+            return state.count
+        }
         guard enabled else { return }
-        shown = true
         FileHandle.standardError.write(Data("\r\u{1B}[K\(TextHygiene.line("\(label): \(count) \(unit), last \(name)"))".utf8))
     }
 
     /// Shows a count reached, every `interval` steps.
     func count(_ reached: Int, every interval: Int) {
         guard enabled, reached % interval == 0 else { return }
-        shown = true
+        state.withLock { $0.shown = true }
         FileHandle.standardError.write(Data("\r\u{1B}[K\(TextHygiene.line("\(label): \(reached) \(unit)"))".utf8))
     }
 
     /// Clears the line, if anything was shown on it.
     func finish() {
-        guard enabled, shown else { return }
-        shown = false
+        guard enabled, state.withLock({ state in defer { state.shown = false }; return state.shown }) else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }

@@ -4,7 +4,7 @@ import Logging
 import Missive
 
 @main
-struct MissiveCommand: ParsableCommand {
+struct MissiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "missive",
         abstract: "Load Missive message-type plugins, inspect them, decode envelopes through them, render conversations, perform actions and keep messages in a store.",
@@ -13,10 +13,14 @@ struct MissiveCommand: ParsableCommand {
     )
 
     /// Runs the command; a usage error exits with code 2 (not ArgumentParser's 64), as `check` documents.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {

@@ -6,7 +6,7 @@ import MissiveRendering
 import MissiveStore
 
 extension MissiveCommand {
-    struct Store: ParsableCommand {
+    struct Store: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Keep messages in a local SQLite store: ingest, list conversations, show, search, mark read, delete, re-decode.",
             discussion: """
@@ -102,7 +102,7 @@ extension JSONWriter {
 }
 
 extension MissiveCommand.Store {
-    struct Ingest: ParsableCommand {
+    struct Ingest: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Store envelopes (JSON Lines) as their persistence flags say.",
             discussion: """
@@ -129,7 +129,7 @@ extension MissiveCommand.Store {
             if batchSize < 1 || batchSize > 1_000_000 { throw ValidationError("--batch-size must be from 1 to 1000000, not \(batchSize)") }
         }
 
-        func run() throws {
+        func run() async throws {
             let data = try InputFile.read(input)
             let logger = logging.logger()
             let registry = plugins.discover(logger: logger).registry
@@ -140,11 +140,11 @@ extension MissiveCommand.Store {
             var batch: [IncomingMessage] = []
             var batchStart = 1
             var lineNumber = 0
-            func commit() throws {
+            func commit() async throws {
                 guard !batch.isEmpty else { return }
                 let report: IngestReport
                 do {
-                    report = try database.ingest(batch)
+                    report = try await database.ingest(batch)
                 } catch {
                     throw store.refuse(error)
                 }
@@ -170,9 +170,9 @@ extension MissiveCommand.Store {
                     malformed += 1
                     Console.error("\(name): line \(lineNumber): [\(error.code)] \(error.message)")
                 }
-                if batch.count >= batchSize { try commit() }
+                if batch.count >= batchSize { try await commit() }
             }
-            try commit()
+            try await commit()
             progress.finish()
             switch store.format {
             case .text:
@@ -207,17 +207,17 @@ extension MissiveCommand.Store {
         }
     }
 
-    struct Conversations: ParsableCommand {
+    struct Conversations: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the stored conversations, newest activity first, with their unread counts and last message.")
 
         @OptionGroup var store: StoreOptions
 
-        func run() throws {
+        func run() async throws {
             let database = try store.open()
             let conversations: [ConversationSummary]
             do {
-                conversations = try database.conversations()
+                conversations = try await database.conversations()
             } catch {
                 throw store.refuse(error)
             }
@@ -250,7 +250,7 @@ extension MissiveCommand.Store {
         }
     }
 
-    struct Show: ParsableCommand {
+    struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Draw a stored conversation through the transcript renderer (terminal or HTML), or print its messages as JSON.",
             discussion: """
@@ -280,11 +280,11 @@ extension MissiveCommand.Store {
             if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, not \(limit)") }
         }
 
-        func run() throws {
+        func run() async throws {
             let database = try store.open()
             let stored: [StoredMessage]
             do throws(StoreError) {
-                stored = try database.messages(inConversation: conversation, limit: limit)
+                stored = try await database.messages(inConversation: conversation, limit: limit)
                 guard !stored.isEmpty else {
                     throw StoreError(.notFound, "conversation '\(conversation)' has no stored messages", path: database.path)
                 }
@@ -296,7 +296,7 @@ extension MissiveCommand.Store {
                 json.beginObject()
                 json.field("schemaVersion", 1)
                 json.field("conversation", conversation)
-                json.field("unreadCount", (try? database.unreadCount(conversation: conversation)) ?? 0)
+                json.field("unreadCount", (try? await database.unreadCount(conversation: conversation)) ?? 0)
                 json.key("messages")
                 json.beginArray()
                 for message in stored { json.storedMessage(message) }
@@ -315,16 +315,24 @@ extension MissiveCommand.Store {
             }
             var replyCounts: [String: Int] = [:]
             for message in stored where message.replyCount > 0 { replyCounts[message.id] = message.replyCount }
+            // The originals quoted from this page but not on it, looked up in the store.
+            let shown = Set(stored.map(\.id))
+            var originals: [String: Message] = [:]
+            for parentID in Set(stored.compactMap(\.parentID)) where !shown.contains(parentID) {
+                if let original = try? await database.message(id: parentID), let decoded = try? original.decoded(with: registry) {
+                    originals[parentID] = decoded
+                }
+            }
             let transcript = Transcript(
                 messages: messages, currentUserID: store.me ?? database.owner,
                 clock: drawing.clock,
                 actions: registry.actions(for:), replyCounts: replyCounts,
-                original: { id in (try? database.message(id: id)).flatMap { try? $0?.decoded(with: registry) } })
+                original: { originals[$0] })
             try drawing.draw(transcript, format: renderFormat, title: "Missive: " + conversation, notOver: nil)
         }
     }
 
-    struct Search: ParsableCommand {
+    struct Search: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Search the stored messages' searchable words, best match first.",
             discussion: """
@@ -348,11 +356,11 @@ extension MissiveCommand.Store {
             if limit < 1 { throw ValidationError("--limit must be at least 1, not \(limit)") }
         }
 
-        func run() throws {
+        func run() async throws {
             let database = try store.open()
             let hits: [SearchHit]
             do {
-                hits = try database.search(SearchQuery(parsing: query), conversation: conversation, limit: limit)
+                hits = try await database.search(SearchQuery(parsing: query), conversation: conversation, limit: limit)
             } catch {
                 throw store.refuse(error)
             }
@@ -385,7 +393,7 @@ extension MissiveCommand.Store {
         }
     }
 
-    struct Read: ParsableCommand {
+    struct Read: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Mark a conversation read up to a message (it included), and print its unread count.",
             discussion: "A read mark never moves back: marking an earlier message changes nothing.")
@@ -398,11 +406,11 @@ extension MissiveCommand.Store {
 
         @OptionGroup var store: StoreOptions
 
-        func run() throws {
+        func run() async throws {
             let database = try store.open()
             let unread: Int
             do {
-                unread = try database.markRead(conversation: conversation, upTo: upTo)
+                unread = try await database.markRead(conversation: conversation, upTo: upTo)
             } catch {
                 throw store.refuse(error)
             }
@@ -422,7 +430,7 @@ extension MissiveCommand.Store {
         }
     }
 
-    struct Delete: ParsableCommand {
+    struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete a stored message.", discussion: "A message with replies cannot be deleted until its replies are.")
 
@@ -431,10 +439,10 @@ extension MissiveCommand.Store {
 
         @OptionGroup var store: StoreOptions
 
-        func run() throws {
+        func run() async throws {
             let database = try store.open()
             do {
-                try database.delete(messageID: id)
+                try await database.delete(messageID: id)
             } catch {
                 throw store.refuse(error)
             }
@@ -452,7 +460,7 @@ extension MissiveCommand.Store {
         }
     }
 
-    struct Redecode: ParsableCommand {
+    struct Redecode: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decode the stored unknown messages again through the plugins installed now.",
             discussion: """
@@ -467,13 +475,13 @@ extension MissiveCommand.Store {
 
         @OptionGroup var logging: LoggingOptions
 
-        func run() throws {
+        func run() async throws {
             let registry = plugins.discover(logger: logging.logger()).registry
             let database = try store.open()
             let progress = Progress(label: "re-decoding", unit: "messages")
             let report: RedecodeReport
             do {
-                report = try database.redecode(with: registry) { done, _ in progress.count(done, every: 5_000) }
+                report = try await database.redecode(with: registry) { done, _ in progress.count(done, every: 5_000) }
             } catch {
                 throw store.refuse(error)
             }
@@ -509,18 +517,18 @@ extension MissiveCommand.Store {
         }
     }
 
-    struct Check: ParsableCommand {
+    struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check the store: SQLite's integrity check, the search index, and every counter against a recount.",
             discussion: "Exit codes: 0 consistent; 1 a problem was found (each is printed).")
 
         @OptionGroup var store: StoreOptions
 
-        func run() throws {
+        func run() async throws {
             let database = try store.open()
             let report: ConsistencyReport
             do {
-                report = try database.checkConsistency()
+                report = try await database.checkConsistency()
             } catch {
                 throw store.refuse(error)
             }

@@ -13,7 +13,7 @@ import Testing
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
     }
 
-    @Test func ingestListShowSearchReadDeleteInTextAndJSON() throws {
+    @Test func ingestListShowSearchReadDeleteInTextAndJSON() async throws {
         let db = try Fixtures.temporaryDirectory() + "/store.sqlite"
         let ingest = try Fixtures.missive("store", "ingest", Self.conversation, "--db", db, "--me", "alice", "--format", "json")
         #expect(ingest.status == 0, "\(ingest.stderr)")
@@ -65,7 +65,7 @@ import Testing
         #expect(check.status == 0 && check.stdout.hasPrefix("Consistent"), "\(check.stdout)\(check.stderr)")
     }
 
-    @Test func badInputIsAClearErrorAndLosesNothing() throws {
+    @Test func badInputIsAClearErrorAndLosesNothing() async throws {
         let folder = try Fixtures.temporaryDirectory()
         let db = folder + "/store.sqlite"
         let input = folder + "/mixed.jsonl"
@@ -91,21 +91,21 @@ import Testing
         #expect(try Fixtures.missive("store", "ingest", input, "--db", db, "--batch-size", "0").status == 2)
     }
 
-    @Test func theDefaultDatabaseIsInTheUsersDataFolder() throws {
+    @Test func theDefaultDatabaseIsInTheUsersDataFolder() async throws {
         let home = try Fixtures.temporaryDirectory()
         let run = try Fixtures.missive("store", "ingest", Self.conversation, environment: ["XDG_DATA_HOME": home + "/data"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(FileManager.default.fileExists(atPath: home + "/data/missive/store.sqlite"))
     }
 
-    @Test func aStoreRedecodesAfterThePluginIsInstalled() throws {
+    @Test func aStoreRedecodesAfterThePluginIsInstalled() async throws {
         let folder = try Fixtures.temporaryDirectory()
         let db = folder + "/store.sqlite"
         // The CLI finds the sample plugins beside itself; an ingest through a registry without DemoMessages is
         // made by a host of the library, then the CLI redecodes with every plugin.
         let without = MessageRegistry.discover(searchPath: Fixtures.searchPath(try Fixtures.stage(["DemoMedia", "CRating", "MatrixBridge"])))
         let store = try SQLiteMessageStore(path: db, owner: "alice")
-        _ = try store.ingest(try Fixtures.conversationLines().map { line throws(MissiveError) in try IncomingMessage(line: line, registry: without.registry) })
+        _ = try await store.ingest(try Fixtures.conversationLines().map { line throws(MissiveError) in try IncomingMessage(line: line, registry: without.registry) })
         let run = try Fixtures.missive("store", "redecode", "--db", db, "--format", "json")
         #expect(run.status == 0, "\(run.stderr)")
         let report = try Self.json(run.stdout)
@@ -131,7 +131,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(5)))
-    func anIngestKilledAtRandomPointsLeavesEveryCommittedBatchAndConsistentCounters() throws {
+    func anIngestKilledAtRandomPointsLeavesEveryCommittedBatchAndConsistentCounters() async throws {
         let folder = try Fixtures.temporaryDirectory()
         let db = folder + "/store.sqlite"
         let input = folder + "/big.jsonl"
@@ -157,18 +157,18 @@ import Testing
             while process.isRunning {
                 committed = Self.committedLines(in: log)
                 if committed.count >= target { break }
-                Thread.sleep(forTimeInterval: 0.005)
+                try await Task.sleep(for: .milliseconds(5))
             }
-            Thread.sleep(forTimeInterval: delay)
+            try await Task.sleep(for: .seconds(delay))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             committed = Self.committedLines(in: log)
             let context = "seed \(seed), attempt \(attempt), killed after \(target) batches + \(delay) s"
 
             let store = try SQLiteMessageStore(path: db)
-            let consistency = try store.checkConsistency()
+            let consistency = try await store.checkConsistency()
             #expect(consistency.problems == [], "\(context)")
-            let stored = try Self.storedIDs(db: db)
+            let stored = try await Self.storedIDs(db: db)
             #expect(stored.count == Set(stored).count, "\(context): a message stored twice")
             // Every batch reported committed is there, and what is there is whole batches, in order.
             let reported = committed.map(\.upperBound).max() ?? 0
@@ -182,9 +182,9 @@ import Testing
         let finish = try Fixtures.missive("store", "ingest", input, "--db", db, "--me", "me", "--format", "json")
         #expect(finish.status == 0, "\(finish.stderr)")
         let store = try SQLiteMessageStore(path: db)
-        #expect(try Self.storedIDs(db: db).count == keptIDs.compactMap { $0 }.count)
-        #expect(try store.checkConsistency().problems == [])
-        #expect(try store.search(SearchQuery(parsing: "北京"), conversation: "c7", limit: 20).count == 20)
+        #expect(try await Self.storedIDs(db: db).count == keptIDs.compactMap { $0 }.count)
+        #expect(try await store.checkConsistency().problems == [])
+        #expect(try await store.search(SearchQuery(parsing: "北京"), conversation: "c7", limit: 20).count == 20)
     }
 
     static func startIngest(input: String, db: String, log: String) throws -> Process {
@@ -210,8 +210,10 @@ import Testing
     }
 
     /// The ids stored, read with SQLite's own tool-free path: the store's messages of every conversation.
-    static func storedIDs(db: String) throws -> [String] {
+    static func storedIDs(db: String) async throws -> [String] {
         let store = try SQLiteMessageStore(path: db)
-        return try (0..<40).flatMap { try store.messages(inConversation: "c\($0)").map(\.id) }
+        var ids: [String] = []
+        for conversation in 0..<40 { ids += try await store.messages(inConversation: "c\(conversation)").map(\.id) }
+        return ids
     }
 }

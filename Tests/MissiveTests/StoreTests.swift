@@ -27,48 +27,48 @@ import Testing
             parentID: parentID, persistence: persistence)
     }
 
-    func ingest(_ envelopes: [Envelope], into store: some MessageStore) throws -> IngestReport {
-        try store.ingest(envelopes, registry: registry)
+    func ingest(_ envelopes: [Envelope], into store: some MessageStore) async throws -> IngestReport {
+        try await store.ingest(envelopes, registry: registry)
     }
 
     // MARK: Flags and unread counts
 
-    @Test func theSampleConversationIsStoredAndCountedAsEachFlagSays() throws {
+    @Test func theSampleConversationIsStoredAndCountedAsEachFlagSays() async throws {
         let store = try Self.newStore(owner: "alice")
         let lines = try Fixtures.conversationLines()
         let incoming = try lines.map { line throws(MissiveError) in try IncomingMessage(line: line, registry: registry) }
-        let report = try store.ingest(incoming)
+        let report = try await store.ingest(incoming)
         // The typing indicators (status) are not stored; everything else is.
         let notStored = zip(incoming, report.outcomes).filter { $0.1 != .stored }.map { $0.0.message.envelope.id }
         #expect(notStored == ["m04", "m31"])
         #expect(report.outcomes[3] == .notStored(.status))
-        #expect(try store.message(id: "m04") == nil)
+        #expect(try await store.message(id: "m04") == nil)
         // Unread: counted messages from others. Each message's flag is the one in effect: the type's, or for an
         // unknown message the sender's (m11 says counted, m14 counted), else persisted (m12, m22, m32).
-        let unread = try store.messages(inConversation: "team").filter(\.countsAsUnread).map(\.id)
+        let unread = try await store.messages(inConversation: "team").filter(\.countsAsUnread).map(\.id)
         #expect(
             unread == [
                 "m02", "m05", "m06", "m07", "m08", "m10", "m11", "m14", "m15", "m16", "m17", "m18", "m20", "m21", "m23", "m27", "m28",
                 "m29", "m30",
             ])
-        #expect(try store.unreadCount(conversation: "team") == 19)
-        #expect(try store.totalUnreadCount() == 19)
-        let order = try #require(try store.message(id: "m11"))
+        #expect(try await store.unreadCount(conversation: "team") == 19)
+        #expect(try await store.totalUnreadCount() == 19)
+        let order = try #require(try await store.message(id: "m11"))
         #expect(!order.isKnown && order.persistence == .counted && order.countsAsUnread)
-        let receipt = try #require(try store.message(id: "m12"))
+        let receipt = try #require(try await store.message(id: "m12"))
         #expect(!receipt.isKnown && receipt.persistence == .persisted && !receipt.countsAsUnread)
         #expect(receipt.reason?.contains("no type is registered") == true)
         // alice's own counted messages are stored but never unread.
-        let own = try #require(try store.message(id: "m01"))
+        let own = try #require(try await store.message(id: "m01"))
         #expect(own.persistence == .counted && !own.countsAsUnread)
         // The envelope is kept byte for byte.
-        #expect(try store.message(id: "m12")?.envelopeBytes == lines[11])
-        #expect(try store.checkConsistency().problems == [])
+        #expect(try await store.message(id: "m12")?.envelopeBytes == lines[11])
+        #expect(try await store.checkConsistency().problems == [])
     }
 
-    @Test func noneAndStatusAreNotStoredAndAnUnknownMessageUsesTheSendersFlag() throws {
+    @Test func noneAndStatusAreNotStoredAndAnUnknownMessageUsesTheSendersFlag() async throws {
         let store = try Self.newStore()
-        let report = try ingest(
+        let report = try await ingest(
             [
                 Self.text("a", "kept, not counted", at: 1, persistence: Persistence.none),  // a known type: the type's flag wins
                 Self.text("b", "unknown, counted", at: 2, objectName: "acme:thing", persistence: .counted),
@@ -77,65 +77,65 @@ import Testing
                 Self.text("e", "unknown, no flag", at: 5, objectName: "acme:thing"),
             ], into: store)
         #expect(report.outcomes == [.stored, .stored, .notStored(.none), .notStored(.status), .stored])
-        #expect(try store.message(id: "b")?.countsAsUnread == true)
-        #expect(try store.message(id: "e")?.persistence == .persisted)
+        #expect(try await store.message(id: "b")?.countsAsUnread == true)
+        #expect(try await store.message(id: "e")?.persistence == .persisted)
         // a (MS:Text is counted) and b.
-        #expect(try store.unreadCount(conversation: "c1") == 2)
+        #expect(try await store.unreadCount(conversation: "c1") == 2)
     }
 
-    @Test func ingestIsIdempotentByMessageID() throws {
+    @Test func ingestIsIdempotentByMessageID() async throws {
         let store = try Self.newStore()
         let batch = [Self.text("a", "one", at: 1), Self.text("b", "two", at: 2)]
-        #expect(try ingest(batch, into: store).storedCount == 2)
+        #expect(try await ingest(batch, into: store).storedCount == 2)
         var changed = Self.text("a", "a different text under the same id", at: 9)
         changed.conversationID = "c2"
-        let again = try ingest(batch + [changed, Self.text("c", "three", at: 3)], into: store)
+        let again = try await ingest(batch + [changed, Self.text("c", "three", at: 3)], into: store)
         #expect(again.outcomes == [.duplicate, .duplicate, .duplicate, .stored])
-        #expect(try store.messages(inConversation: "c1").map(\.id) == ["a", "b", "c"])
-        #expect(try store.message(id: "a")?.digest == "one")
-        #expect(try store.unreadCount(conversation: "c1") == 3)
-        #expect(try store.conversations().map(\.id) == ["c1"])
-        #expect(try store.checkConsistency().isConsistent)
+        #expect(try await store.messages(inConversation: "c1").map(\.id) == ["a", "b", "c"])
+        #expect(try await store.message(id: "a")?.digest == "one")
+        #expect(try await store.unreadCount(conversation: "c1") == 3)
+        #expect(try await store.conversations().map(\.id) == ["c1"])
+        #expect(try await store.checkConsistency().isConsistent)
     }
 
-    @Test func readMarksMoveOnlyForwardAndCountsFollowThem() throws {
+    @Test func readMarksMoveOnlyForwardAndCountsFollowThem() async throws {
         let store = try Self.newStore(owner: "alice")
-        _ = try ingest(
+        _ = try await ingest(
             [
                 Self.text("m1", "one", at: 10), Self.text("m2", "two", at: 20), Self.text("m3", "mine", from: "alice", at: 30),
                 Self.text("m4", "four", at: 40), Self.text("x1", "elsewhere", in: "c2", at: 15),
             ], into: store)
-        #expect(try store.unreadCounts() == ["c1": 3, "c2": 1])
-        #expect(try store.markRead(conversation: "c1", upTo: "m2") == 1)
-        #expect(try store.markRead(conversation: "c1", upTo: "m1") == 1)  // never back
+        #expect(try await store.unreadCounts() == ["c1": 3, "c2": 1])
+        #expect(try await store.markRead(conversation: "c1", upTo: "m2") == 1)
+        #expect(try await store.markRead(conversation: "c1", upTo: "m1") == 1)  // never back
         // A message that arrives late, sent before the mark, is already read; one after it is not.
-        _ = try ingest([Self.text("m0", "late", at: 5), Self.text("m5", "new", at: 50)], into: store)
-        #expect(try store.unreadCount(conversation: "c1") == 2)
-        #expect(try store.totalUnreadCount() == 3)
-        #expect(throws: StoreError.self) { try store.markRead(conversation: "c1", upTo: "x1") }
-        #expect(throws: StoreError.self) { try store.markRead(conversation: "c1", upTo: "nope") }
-        #expect(try store.markRead(conversation: "c1", upTo: "m5") == 0)
+        _ = try await ingest([Self.text("m0", "late", at: 5), Self.text("m5", "new", at: 50)], into: store)
+        #expect(try await store.unreadCount(conversation: "c1") == 2)
+        #expect(try await store.totalUnreadCount() == 3)
+        await #expect(throws: StoreError.self) { try await store.markRead(conversation: "c1", upTo: "x1") }
+        await #expect(throws: StoreError.self) { try await store.markRead(conversation: "c1", upTo: "nope") }
+        #expect(try await store.markRead(conversation: "c1", upTo: "m5") == 0)
         // Newest activity first.
-        #expect(try store.conversations().map(\.id) == ["c1", "c2"])
-        #expect(try store.conversations().first?.lastMessage.id == "m5")
-        #expect(try store.checkConsistency().isConsistent)
+        #expect(try await store.conversations().map(\.id) == ["c1", "c2"])
+        #expect(try await store.conversations().first?.lastMessage.id == "m5")
+        #expect(try await store.checkConsistency().isConsistent)
     }
 
-    @Test func aStoreRemembersItsOwner() throws {
+    @Test func aStoreRemembersItsOwner() async throws {
         let path = try Fixtures.temporaryDirectory() + "/store.sqlite"
         do {
             let store = try SQLiteMessageStore(path: path)
-            _ = try ingest([Self.text("m1", "one", from: "alice", at: 1), Self.text("m2", "two", at: 2)], into: store)
-            #expect(try store.unreadCount(conversation: "c1") == 2)
+            _ = try await ingest([Self.text("m1", "one", from: "alice", at: 1), Self.text("m2", "two", at: 2)], into: store)
+            #expect(try await store.unreadCount(conversation: "c1") == 2)
         }
         // Naming the owner later recounts: alice's own message no longer counts.
-        #expect(try SQLiteMessageStore(path: path, owner: "alice").unreadCount(conversation: "c1") == 1)
+        #expect(try await SQLiteMessageStore(path: path, owner: "alice").unreadCount(conversation: "c1") == 1)
         #expect(try SQLiteMessageStore(path: path).owner == "alice")
         let error = try #require(throws: StoreError.self) { try SQLiteMessageStore(path: path, owner: "bob") }
         #expect(error.code == .ownerMismatch && error.description.contains(path))
     }
 
-    @Test func aFileThatIsNotAStoreIsRefusedWithItsPath() throws {
+    @Test func aFileThatIsNotAStoreIsRefusedWithItsPath() async throws {
         let path = try Fixtures.temporaryDirectory() + "/notes.txt"
         try Data("not a database, just some text that is long enough to be read as a header".utf8).write(to: URL(fileURLWithPath: path))
         let error = try #require(throws: StoreError.self) { try SQLiteMessageStore(path: path) }
@@ -147,160 +147,160 @@ import Testing
 
     // MARK: Search
 
-    @Test func searchFindsChineseAndJapaneseWordsInsideSentences() throws {
+    @Test func searchFindsChineseAndJapaneseWordsInsideSentences() async throws {
         let store = try Self.newStore()
-        _ = try ingest(
+        _ = try await ingest(
             [
                 Self.text("zh", "我明天去北京出差，下午开会", at: 1), Self.text("zh2", "北方的天气很冷", at: 2),
                 Self.text("ja", "寿司が大好きです", at: 3), Self.text("ko", "서울에서 만나요", at: 4),
             ], into: store)
-        #expect(try store.search("北京").map(\.message.id) == ["zh"])
-        #expect(try store.search("出差").map(\.message.id) == ["zh"])
-        #expect(try store.search("明天去北京").map(\.message.id) == ["zh"])
-        #expect(Set(try store.search("北").map(\.message.id)) == ["zh", "zh2"])  // one character: anywhere
-        #expect(try store.search("大好き").map(\.message.id) == ["ja"])
-        #expect(try store.search("서울").map(\.message.id) == ["ko"])
-        #expect(try store.search("京北").isEmpty)  // not a substring
-        let hit = try #require(try store.search("北京").first)
+        #expect(try await store.search("北京").map(\.message.id) == ["zh"])
+        #expect(try await store.search("出差").map(\.message.id) == ["zh"])
+        #expect(try await store.search("明天去北京").map(\.message.id) == ["zh"])
+        #expect(Set(try await store.search("北").map(\.message.id)) == ["zh", "zh2"])  // one character: anywhere
+        #expect(try await store.search("大好き").map(\.message.id) == ["ja"])
+        #expect(try await store.search("서울").map(\.message.id) == ["ko"])
+        #expect(try await store.search("京北").isEmpty)  // not a substring
+        let hit = try #require(try await store.search("北京").first)
         #expect(hit.snippet.contains("[北京]"))
     }
 
-    @Test func searchFoldsCaseDiacriticsAndWidthAndRanksBetterMatchesFirst() throws {
+    @Test func searchFoldsCaseDiacriticsAndWidthAndRanksBetterMatchesFirst() async throws {
         let store = try Self.newStore()
-        _ = try ingest(
+        _ = try await ingest(
             [
                 Self.text("a", "Meet at the Café Nero", at: 1), Self.text("b", "ＦＵＬＬ width text", at: 2),
                 Self.text("c", "cafe cafe cafe, all day cafe", at: 3), Self.text("d", "Lunch plans", in: "c2", at: 4),
                 Self.text("e", "lunch at noon", at: 5),
             ], into: store)
-        #expect(try store.search("cafe").map(\.message.id) == ["c", "a"])
-        #expect(try store.search("CAFÉ nero").map(\.message.id) == ["a"])
-        #expect(try store.search("full").map(\.message.id) == ["b"])
-        #expect(try store.search("\"lunch plans\"").map(\.message.id) == ["d"])
-        #expect(try store.search("lun*").count == 2)
-        #expect(try store.search(SearchQuery(parsing: "lunch"), conversation: "c2", limit: 10).map(\.message.id) == ["d"])
-        #expect(try store.search("Café nero").first?.snippet == "Meet at the [Café] Nero")
+        #expect(try await store.search("cafe").map(\.message.id) == ["c", "a"])
+        #expect(try await store.search("CAFÉ nero").map(\.message.id) == ["a"])
+        #expect(try await store.search("full").map(\.message.id) == ["b"])
+        #expect(try await store.search("\"lunch plans\"").map(\.message.id) == ["d"])
+        #expect(try await store.search("lun*").count == 2)
+        #expect(try await store.search(SearchQuery(parsing: "lunch"), conversation: "c2", limit: 10).map(\.message.id) == ["d"])
+        #expect(try await store.search("Café nero").first?.snippet == "Meet at the [Café] Nero")
     }
 
     @Test(arguments: ["", "   ", "\"unclosed phrase", "***", "!!! ,,,"])
-    func aMalformedQueryIsAClearError(query: String) throws {
+    func aMalformedQueryIsAClearError(query: String) async throws {
         let store = try Self.newStore()
-        _ = try ingest([Self.text("a", "hello", at: 1)], into: store)
-        let error = try #require(throws: StoreError.self) { try store.search(query) }
+        _ = try await ingest([Self.text("a", "hello", at: 1)], into: store)
+        let error = try await #require(throws: StoreError.self) { try await store.search(query) }
         #expect(error.code == .malformedQuery)
         #expect(error.message.contains("query"))
     }
 
     @Test(arguments: ["AND", "OR hello", "hello NOT", "NEAR(a b)", "col:hello", "^hello", "a\"\"b", "hello)", "-x", "'"])
-    func searchSyntaxOfSQLiteInAQueryIsSearchedAsWords(query: String) throws {
+    func searchSyntaxOfSQLiteInAQueryIsSearchedAsWords(query: String) async throws {
         let store = try Self.newStore()
-        _ = try ingest([Self.text("a", "hello AND world", at: 1)], into: store)
+        _ = try await ingest([Self.text("a", "hello AND world", at: 1)], into: store)
         // Never a crash, never SQLite's own syntax error: operators are words like any other.
         do {
-            _ = try store.search(query)
+            _ = try await store.search(query)
         } catch {
             #expect(error.code == .malformedQuery, "\(error)")
         }
-        #expect(try store.search("AND").map(\.message.id) == ["a"])
+        #expect(try await store.search("AND").map(\.message.id) == ["a"])
     }
 
     // MARK: Quote replies
 
-    @Test func repliesAreOneLevelDeepAndBlockDeletingTheirOriginal() throws {
+    @Test func repliesAreOneLevelDeepAndBlockDeletingTheirOriginal() async throws {
         let store = try Self.newStore()
-        _ = try ingest(
+        _ = try await ingest(
             [
                 Self.text("root", "original", at: 1), Self.text("r1", "reply", at: 2, replyingTo: "root"),
                 Self.text("r2", "reply to the reply", at: 3, replyingTo: "r1"), Self.text("lost", "to nothing", at: 4, replyingTo: "gone"),
             ], into: store)
-        #expect(try store.message(id: "root")?.replyCount == 2)
-        #expect(try store.message(id: "r2")?.threadRootID == "root")
-        #expect(try store.message(id: "r2")?.parentID == "r1")
-        #expect(try store.replies(to: "root").map(\.id) == ["r1", "r2"])
-        let r2 = try #require(try store.message(id: "r2"))
-        #expect(try store.quotedOriginal(of: r2) == .found(try #require(try store.message(id: "r1"))))
-        let lost = try #require(try store.message(id: "lost"))
-        #expect(try store.quotedOriginal(of: lost) == .notFound(parentID: "gone"))
+        #expect(try await store.message(id: "root")?.replyCount == 2)
+        #expect(try await store.message(id: "r2")?.threadRootID == "root")
+        #expect(try await store.message(id: "r2")?.parentID == "r1")
+        #expect(try await store.replies(to: "root").map(\.id) == ["r1", "r2"])
+        let r2 = try #require(try await store.message(id: "r2"))
+        #expect(try await store.quotedOriginal(of: r2) == .found(try #require(try await store.message(id: "r1"))))
+        let lost = try #require(try await store.message(id: "lost"))
+        #expect(try await store.quotedOriginal(of: lost) == .notFound(parentID: "gone"))
 
-        let refused = try #require(throws: StoreError.self) { try store.delete(messageID: "root") }
+        let refused = try await #require(throws: StoreError.self) { try await store.delete(messageID: "root") }
         #expect(refused.code == .hasReplies && refused.message.contains("2 replies"))
-        try store.delete(messageID: "r2")
-        #expect(try store.message(id: "root")?.replyCount == 1)
-        try store.delete(messageID: "r1")
-        try store.delete(messageID: "root")
-        #expect(try store.message(id: "root") == nil)
-        #expect(try #require(throws: StoreError.self) { try store.delete(messageID: "root") }.code == .notFound)
-        #expect(try store.unreadCount(conversation: "c1") == 1)
-        #expect(try store.conversations().first?.lastMessage.id == "lost")
-        #expect(try store.checkConsistency().isConsistent)
+        try await store.delete(messageID: "r2")
+        #expect(try await store.message(id: "root")?.replyCount == 1)
+        try await store.delete(messageID: "r1")
+        try await store.delete(messageID: "root")
+        #expect(try await store.message(id: "root") == nil)
+        #expect(try await #require(throws: StoreError.self) { try await store.delete(messageID: "root") }.code == .notFound)
+        #expect(try await store.unreadCount(conversation: "c1") == 1)
+        #expect(try await store.conversations().first?.lastMessage.id == "lost")
+        #expect(try await store.checkConsistency().isConsistent)
     }
 
-    @Test func repliesThatArriveBeforeTheirOriginalJoinItsThread() throws {
+    @Test func repliesThatArriveBeforeTheirOriginalJoinItsThread() async throws {
         let store = try Self.newStore()
-        _ = try ingest([Self.text("r2", "reply to a reply", at: 3, replyingTo: "r1"), Self.text("r1b", "second", at: 4, replyingTo: "r1")], into: store)
-        _ = try ingest([Self.text("r1", "reply", at: 2, replyingTo: "root")], into: store)
-        #expect(try store.message(id: "r2")?.threadRootID == "root")
-        _ = try ingest([Self.text("root", "original", at: 1)], into: store)
-        #expect(try store.message(id: "root")?.replyCount == 3)
-        #expect(try store.message(id: "r1")?.replyCount == 0)
-        #expect(try store.checkConsistency().isConsistent)
+        _ = try await ingest([Self.text("r2", "reply to a reply", at: 3, replyingTo: "r1"), Self.text("r1b", "second", at: 4, replyingTo: "r1")], into: store)
+        _ = try await ingest([Self.text("r1", "reply", at: 2, replyingTo: "root")], into: store)
+        #expect(try await store.message(id: "r2")?.threadRootID == "root")
+        _ = try await ingest([Self.text("root", "original", at: 1)], into: store)
+        #expect(try await store.message(id: "root")?.replyCount == 3)
+        #expect(try await store.message(id: "r1")?.replyCount == 0)
+        #expect(try await store.checkConsistency().isConsistent)
     }
 
-    @Test func deletingUpdatesSearchUnreadAndTheNewestMessage() throws {
+    @Test func deletingUpdatesSearchUnreadAndTheNewestMessage() async throws {
         let store = try Self.newStore()
-        _ = try ingest([Self.text("a", "unique zebra", at: 1), Self.text("b", "later", at: 2)], into: store)
-        #expect(try store.search("zebra").count == 1)
-        try store.delete(messageID: "a")
-        #expect(try store.search("zebra").isEmpty)
-        try store.delete(messageID: "b")
-        #expect(try store.unreadCount(conversation: "c1") == 0)
-        #expect(try store.conversations().isEmpty)
-        #expect(try store.checkConsistency().isConsistent)
+        _ = try await ingest([Self.text("a", "unique zebra", at: 1), Self.text("b", "later", at: 2)], into: store)
+        #expect(try await store.search("zebra").count == 1)
+        try await store.delete(messageID: "a")
+        #expect(try await store.search("zebra").isEmpty)
+        try await store.delete(messageID: "b")
+        #expect(try await store.unreadCount(conversation: "c1") == 0)
+        #expect(try await store.conversations().isEmpty)
+        #expect(try await store.checkConsistency().isConsistent)
     }
 
     // MARK: Unknown messages come back
 
-    @Test func installingAPluginAndRedecodingMakesUnknownMessagesKnownAndSearchable() throws {
+    @Test func installingAPluginAndRedecodingMakesUnknownMessagesKnownAndSearchable() async throws {
         // Before: every sample plugin but DemoMessages (links, polls, typing), from the real .so files.
         let without = MessageRegistry.discover(searchPath: Fixtures.searchPath(try Fixtures.stage(["DemoMedia", "CRating", "MatrixBridge"])))
         #expect(without.rejections.isEmpty)
         let store = try Self.newStore(owner: "alice")
         let lines = try Fixtures.conversationLines()
-        _ = try store.ingest(lines.map { line throws(MissiveError) in try IncomingMessage(line: line, registry: without.registry) })
-        let link = try #require(try store.message(id: "m02"))
+        _ = try await store.ingest(lines.map { line throws(MissiveError) in try IncomingMessage(line: line, registry: without.registry) })
+        let link = try #require(try await store.message(id: "m02"))
         #expect(!link.isKnown && link.persistence == .persisted && !link.countsAsUnread)
-        #expect(try store.search("menu").map(\.message.id) == [])
-        let before = try store.unreadCount(conversation: "team")
+        #expect(try await store.search("menu").map(\.message.id) == [])
+        let before = try await store.unreadCount(conversation: "team")
 
         // After: the plugin is installed.
-        let report = try store.redecode(with: registry)
+        let report = try await store.redecode(with: registry)
         let links = try #require(report.types.first { $0.objectName == "demo:link" })
         #expect(links.decoded == 2 && links.stillUnknown == 0 && links.unreadChanged == 2)
         #expect(report.types.first { $0.objectName == "acme:order" }?.stillUnknown == 1)
-        let known = try #require(try store.message(id: "m02"))
+        let known = try #require(try await store.message(id: "m02"))
         #expect(known.isKnown && known.persistence == .counted && known.countsAsUnread && known.reason == nil)
         #expect(known.digest.contains("New menu is up"))
-        #expect(try store.search("menu").map(\.message.id).contains("m02"))
-        #expect(try store.search("Salad").map(\.message.id).sorted() == ["m03", "m25"])
+        #expect(try await store.search("menu").map(\.message.id).contains("m02"))
+        #expect(try await store.search("Salad").map(\.message.id).sorted() == ["m03", "m25"])
         // Unread now follows the type's flag, counted, where the sender declared none: the links from others (m02,
         // m23, and m20 through MS:Custom) now count; the polls m03 and m25 are alice's own.
         let custom = try #require(report.types.first { $0.objectName == "MS:Custom" })
         #expect(custom.decoded == 2 && custom.stillUnknown == 1 && custom.unreadChanged == 1)
-        #expect(try store.unreadCount(conversation: "team") == before + 3)
-        #expect(try store.checkConsistency().problems == [])
+        #expect(try await store.unreadCount(conversation: "team") == before + 3)
+        #expect(try await store.checkConsistency().problems == [])
         // Still unknown: kept, with their reason.
-        #expect(try store.message(id: "m11")?.reason?.contains("no type is registered") == true)
+        #expect(try await store.message(id: "m11")?.reason?.contains("no type is registered") == true)
         // Idempotent.
-        let again = try store.redecode(with: registry)
+        let again = try await store.redecode(with: registry)
         #expect(again.decodedCount == 0)
-        #expect(try store.unreadCount(conversation: "team") == before + 3)
+        #expect(try await store.unreadCount(conversation: "team") == before + 3)
     }
 
-    @Test func storedMessagesDecodeAgainThroughTheirStoredEnvelope() throws {
+    @Test func storedMessagesDecodeAgainThroughTheirStoredEnvelope() async throws {
         let store = try Self.newStore()
         let line = Array(#"{"id":"p","conversationID":"c1","senderID":"bob","sentAt":1,"objectName":"demo:poll","content":{"question":"Q?","options":["a","b"],"x-new":[1,2.50]},"extra":true}"#.utf8)
-        _ = try store.ingest([try IncomingMessage(line: line, registry: registry)])
-        let stored = try #require(try store.message(id: "p"))
+        _ = try await store.ingest([try IncomingMessage(line: line, registry: registry)])
+        let stored = try #require(try await store.message(id: "p"))
         #expect(stored.envelopeBytes == line)
         let message = try stored.decoded(with: registry)
         #expect(message.isKnown && message.envelope.encoded() == line)

@@ -8,14 +8,14 @@ import Synchronization
 /// medians, min–max and ratios. `Benchmarks/run.sh` builds the sample plugins in release mode and runs this.
 @main
 struct MissiveBench {
-    static func main() {
+    static func main() async {
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
             switch arguments.first {
             case "startup-child": try Startup.child(mode: arguments[1], directory: arguments[2])
             case "memory-child": try Memory.child(samples: arguments[1], generated: arguments[2], messages: Int(arguments[3])!)
             case "profile-decode": try profileDecode(decoder: arguments[1], plugins: arguments[2], messages: Int(arguments[3])!)
-            default: try run(Options(arguments))
+            default: try await run(Options(arguments))
             }
         } catch {
             FileHandle.standardError.write(Data("missive-bench: \(error)\n".utf8))
@@ -54,7 +54,7 @@ struct MissiveBench {
         }
     }
 
-    static func run(_ options: Options) throws {
+    static func run(_ options: Options) async throws {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         print("# Missive benchmarks\n")
         print("- messages per run: \(options.messages), runs: \(options.runs) (plus one warm-up), cores: \(cores)")
@@ -87,7 +87,7 @@ struct MissiveBench {
             var without = MessageRegistry.Builder()
             for plugin in discovery.plugins where plugin.info.name != "DemoMessages" { _ = without.register(plugin) }
             StoreBench.report(
-                try StoreBench.measure(
+                try await StoreBench.measure(
                     registry: discovery.registry, withoutDemoMessages: without.build(), corpus: corpus, messages: options.storeMessages,
                     runs: options.runs, work: options.work + "/store"))
         }

@@ -22,7 +22,7 @@ enum StoreBench {
     static let batchSize = 1_000
     static let conversationCount = 1_000
 
-    static func measure(registry: MessageRegistry, withoutDemoMessages: MessageRegistry, corpus: Corpus, messages: Int, runs: Int, work: String) throws -> Result {
+    static func measure(registry: MessageRegistry, withoutDemoMessages: MessageRegistry, corpus: Corpus, messages: Int, runs: Int, work: String) async throws -> Result {
         var result = Result()
         result.messages = messages
         // The corpus's lines under unique ids, in 1,000 conversations, one second apart; malformed envelopes
@@ -51,11 +51,11 @@ enum StoreBench {
                 let rows = batch.compactMap(Floor.Row.init)
                 // Alternate which goes first, so that neither always runs on a warmer cache.
                 if start / batchSize % 2 == 0 {
-                    ingestTime += try time { _ = try store.ingest(batch) }
+                    ingestTime += try await time { _ = try await store.ingest(batch) }
                     floorTime += try time { try floor.insert(rows) }
                 } else {
                     floorTime += try time { try floor.insert(rows) }
-                    ingestTime += try time { _ = try store.ingest(batch) }
+                    ingestTime += try await time { _ = try await store.ingest(batch) }
                 }
             }
             if run > 0 {
@@ -75,7 +75,7 @@ enum StoreBench {
             var hits = 0
             var latencies: [Double] = []
             for _ in 0..<200 {
-                latencies.append(try time { hits = try store.search(parsed, conversation: nil, limit: 20).count })
+                latencies.append(try await time { hits = try await store.search(parsed, conversation: nil, limit: 20).count })
             }
             latencies.sort()
             result.searches.append((query, hits, latencies[latencies.count / 2], latencies[Int(Double(latencies.count) * 0.99)]))
@@ -83,8 +83,8 @@ enum StoreBench {
 
         // Unread counts: every conversation's, and the total.
         for _ in 0..<(runs * 20) {
-            result.unreadCounts.values.append(try time { result.conversations = try store.unreadCounts().count })
-            result.totalUnread.values.append(try time { _ = try store.totalUnreadCount() })
+            result.unreadCounts.values.append(try await time { result.conversations = try await store.unreadCounts().count })
+            result.totalUnread.values.append(try await time { _ = try await store.totalUnreadCount() })
         }
 
         // Re-decoding: 100,000 messages ingested by a host without DemoMessages, then redecoded with it.
@@ -94,13 +94,13 @@ enum StoreBench {
             removeDatabase(path)
             let before = try SQLiteMessageStore(path: path, owner: "u3")
             for start in stride(from: 0, to: unknownCount, by: batchSize) {
-                _ = try before.ingest(
+                _ = try await before.ingest(
                     lines(start..<min(start + batchSize, unknownCount)).map { line throws(MissiveError) in
                         try IncomingMessage(line: line, registry: withoutDemoMessages)
                     })
             }
             var report: RedecodeReport?
-            let elapsed = try time { report = try before.redecode(with: registry) }
+            let elapsed = try await time { report = try await before.redecode(with: registry) }
             if run > 0 {
                 result.redecode.values.append(elapsed)
                 result.redecoded = report?.decodedCount ?? 0
@@ -143,27 +143,50 @@ enum StoreBench {
         return now() - start
     }
 
+    static func time(_ body: () async throws -> Void) async throws -> Double {
+        let start = now()
+        try await body()
+        return now() - start
+    }
+
     static func removeDatabase(_ path: String) {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
     /// Raw inserts through prepared statements, into a copy of the store's `message` table (created by the
-    /// store itself, so with the same columns and indexes), in the same journal mode, synchronous setting
-    /// and batch size, without the search index, the conversation counters or reply threads.
+    /// store itself, so with the same columns and indexes), with the same connection settings (WAL,
+    /// synchronous, cache, mmap) and batch size, without the search index, the counters or reply threads.
+    /// The values are computed before the clock starts (Missive computes its digests and words on the
+    /// clock); binding them is timed, as it is part of any insert.
     final class Floor {
+        /// One row's values, computed before the clock starts; binding them is part of each insert.
         struct Row {
-            let values: StatementArguments
+            let id, conversationID, senderID, objectName, digest, words, searchText: String
+            let businessID, parentID, reason: String?
+            let sentAt, persistence: Int64
+            let known, counted: Bool
+            let envelope: [UInt8]
+
             init?(_ incoming: IncomingMessage) {
                 let message = incoming.message
                 let envelope = message.envelope
                 guard message.persistence.isStored else { return nil }
                 let words = message.content.searchableWords
-                values = [
-                    envelope.id, envelope.conversationID, envelope.senderID, envelope.sentAt, message.content.objectName,
-                    message.content.businessID, message.isKnown, message.digest, Int64(message.persistence.rawValue),
-                    message.persistence == .counted, words.joined(separator: "\u{1F}"), words.joined(separator: " "), envelope.parentID,
-                    envelope.parentID, message.unknown.map { "\($0.reason)" }, Data(incoming.envelopeBytes),
-                ]
+                id = envelope.id
+                conversationID = envelope.conversationID
+                senderID = envelope.senderID
+                sentAt = envelope.sentAt
+                objectName = message.content.objectName
+                businessID = message.content.businessID
+                known = message.isKnown
+                digest = message.digest
+                persistence = Int64(message.persistence.rawValue)
+                counted = message.persistence == .counted
+                self.words = words.joined(separator: "\u{1F}")
+                searchText = words.joined(separator: " ")
+                parentID = envelope.parentID
+                reason = message.unknown.map { "\($0.reason)" }
+                self.envelope = incoming.envelopeBytes
             }
         }
 
@@ -172,7 +195,7 @@ enum StoreBench {
         init(path: String) throws {
             _ = try SQLiteMessageStore(path: path)  // the same schema
             var configuration = Configuration()
-            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            configuration.prepareDatabase { db in try db.execute(sql: SQLiteMessageStore.connectionSettings) }
             queue = try DatabasePool(path: path, configuration: configuration)
         }
 
@@ -185,7 +208,12 @@ enum StoreBench {
                             counted, words, search_text, parent_id, root_id, reason, envelope)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """)
-                for row in rows { try statement.execute(arguments: row.values) }
+                for row in rows {
+                    try statement.execute(arguments: [
+                        row.id, row.conversationID, row.senderID, row.sentAt, row.objectName, row.businessID, row.known, row.digest,
+                        row.persistence, row.counted, row.words, row.searchText, row.parentID, row.parentID, row.reason, Data(row.envelope),
+                    ])
+                }
             }
         }
     }
