@@ -52,12 +52,17 @@ public protocol MessageStore: Sendable {
     /// Moves the conversation's read mark to the message `messageID`: it and everything before it are
     /// read. A mark never moves back; marking an earlier message changes nothing.
     ///
-    /// - Returns: the conversation's unread count after the change.
+    /// - Returns: the read mark in effect after the call (the earlier one, when it was further) and the
+    ///   conversation's unread count.
     /// - Throws: ``StoreError/Code/notFound`` when the message is not stored in that conversation.
     @discardableResult
-    func markRead(conversation conversationID: String, upTo messageID: String) async throws(StoreError) -> Int
+    func markRead(conversation conversationID: String, upTo messageID: String) async throws(StoreError) -> ReadState
 
-    /// Searches the searchable words of stored messages, best match first.
+    /// A conversation's read mark and unread count; no mark and 0 for a conversation the store does not know.
+    func readState(conversation conversationID: String) async throws(StoreError) -> ReadState
+
+    /// Searches the searchable words of stored messages (for an unknown message, the sender's fallback
+    /// text), best match first.
     ///
     /// - Throws: ``StoreError/Code/malformedQuery`` for a query without words or with an unbalanced quote.
     func search(_ query: SearchQuery, conversation conversationID: String?, limit: Int) async throws(StoreError) -> [SearchHit]

@@ -103,7 +103,7 @@ public final class SQLiteMessageStore: MessageStore {
         let persistence = message.persistence
         guard persistence.isStored else { return .notStored(persistence) }
         let counted = persistence == .counted && envelope.senderID != owner
-        let words = message.content.searchableWords
+        let words = indexedWords(message)
         let searchText = SearchText.document(words)
         // Replies are one level deep: a reply to a reply joins the thread of its parent's root. A parent
         // not (yet) stored is taken as the root, pending; when it arrives, its replies move to its own root.
@@ -230,6 +230,13 @@ public final class SQLiteMessageStore: MessageStore {
         }
     }
 
+    public func readState(conversation conversationID: String) async throws(StoreError) -> ReadState {
+        try await read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT read_message_id, unread FROM conversation WHERE id = ?", arguments: [conversationID])
+            return ReadState(readUpTo: row?[0], unreadCount: row?[1] ?? 0)
+        }
+    }
+
     public func unreadCount(conversation conversationID: String) async throws(StoreError) -> Int {
         try await read { db in try Int.fetchOne(db, sql: "SELECT unread FROM conversation WHERE id = ?", arguments: [conversationID]) ?? 0 }
     }
@@ -264,7 +271,7 @@ public final class SQLiteMessageStore: MessageStore {
     // MARK: Read marks
 
     @discardableResult
-    public func markRead(conversation conversationID: String, upTo messageID: String) async throws(StoreError) -> Int {
+    public func markRead(conversation conversationID: String, upTo messageID: String) async throws(StoreError) -> ReadState {
         try await write { db in
             guard
                 let target = try Row.fetchOne(
@@ -277,7 +284,7 @@ public final class SQLiteMessageStore: MessageStore {
             if let mark, let markSentAt = mark[0] as Int64?, let markID = mark[1] as String?,
                 (sentAt, messageID) <= (markSentAt, markID)
             {
-                return mark[2] as Int
+                return ReadState(readUpTo: markID, unreadCount: mark[2] as Int)
             }
             // What is still unread after the new mark: an index range over the counted messages only.
             let unread =
@@ -292,7 +299,7 @@ public final class SQLiteMessageStore: MessageStore {
             try db.execute(
                 sql: "UPDATE conversation SET read_sent_at = ?, read_message_id = ?, unread = ? WHERE id = ?",
                 arguments: [sentAt, messageID, unread, conversationID])
-            return unread
+            return ReadState(readUpTo: messageID, unreadCount: unread)
         }
     }
 
@@ -303,16 +310,23 @@ public final class SQLiteMessageStore: MessageStore {
         return try await read { db in
             let rows: [Row]
             do {
+                // Ranked inside the index first, so that only the hits kept are read from the messages (a
+                // common word matches a fifth of them). Equal ranks: the message stored last first.
                 rows = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT \(Self.columns), bm25(message_search) AS score
-                        FROM message_search JOIN message ON message.seq = message_search.rowid
-                        WHERE message_search MATCH ? AND (? IS NULL OR message.conversation_id = ?)
-                        ORDER BY score, message.sent_at DESC
-                        LIMIT ?
+                        SELECT \(Self.columns), hit.score
+                        FROM (
+                            SELECT rowid, bm25(message_search) AS score FROM message_search
+                            WHERE message_search MATCH ?1
+                                AND (?2 IS NULL OR rowid IN (SELECT seq FROM message WHERE conversation_id = ?2))
+                            ORDER BY score, rowid DESC
+                            LIMIT ?3
+                        ) AS hit
+                        JOIN message ON message.seq = hit.rowid
+                        ORDER BY hit.score, message.seq DESC
                         """,
-                    arguments: [expression, conversationID, conversationID, max(0, limit)])
+                    arguments: [expression, conversationID, max(0, limit)])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
                 throw StoreError(.malformedQuery, "the query '\(query.description)' cannot be searched: \(error.message ?? "\(error)")")
             }
@@ -363,19 +377,19 @@ public final class SQLiteMessageStore: MessageStore {
                 let stored = Self.storedMessage(row)
                 var report = reports[stored.objectName] ?? .init(objectName: stored.objectName, decoded: 0, stillUnknown: 0, reason: nil, unreadChanged: 0)
                 defer { reports[stored.objectName] = report }
+                // A message that still fails may fail otherwise now (a type that refuses it instead of none),
+                // which changes its reason, digest and flag: every column is written again either way.
                 let message = registry.decode(try stored.envelope())
-                guard message.isKnown else {
-                    let reason = message.unknown.map { "\($0.reason)" }
-                    if reason != stored.reason {
-                        try db.execute(sql: "UPDATE message SET reason = ? WHERE seq = ?", arguments: [reason, row[Self.columnCount] as Int64])
-                    }
+                let reason = message.unknown.map { "\($0.reason)" }
+                if message.isKnown {
+                    report.decoded += 1
+                } else {
                     report.stillUnknown += 1
                     report.reason = reason
-                    continue
                 }
                 let persistence = message.persistence
                 let counted = persistence == .counted && stored.senderID != owner
-                let words = message.content.searchableWords
+                let words = Self.indexedWords(message)
                 let searchText = SearchText.document(words)
                 let seq: Int64 = row[Self.columnCount]
                 let oldSearchText: String = row[Self.columnCount + 1]
@@ -384,14 +398,14 @@ public final class SQLiteMessageStore: MessageStore {
                 try db.cachedStatement(sql: "INSERT INTO message_search(rowid, search_text) VALUES (?, ?)").execute(arguments: [seq, searchText])
                 try db.cachedStatement(
                     sql: """
-                        UPDATE message SET object_name = ?, business_id = ?, known = 1, digest = ?, persistence = ?, counted = ?,
-                            words = ?, search_text = ?, reason = NULL
+                        UPDATE message SET object_name = ?, business_id = ?, known = ?, digest = ?, persistence = ?, counted = ?,
+                            words = ?, search_text = ?, reason = ?
                         WHERE seq = ?
                         """
                 ).execute(
                     arguments: [
-                        message.content.objectName, message.content.businessID, message.digest, Int64(persistence.rawValue), counted,
-                        Self.joinWords(words), searchText, seq,
+                        message.content.objectName, message.content.businessID, message.isKnown, message.digest, Int64(persistence.rawValue),
+                        counted, Self.joinWords(words), searchText, reason, seq,
                     ])
                 if counted != stored.countsAsUnread {
                     report.unreadChanged += 1
@@ -400,7 +414,6 @@ public final class SQLiteMessageStore: MessageStore {
                             sql: "UPDATE conversation SET unread = unread + ? WHERE id = ?", arguments: [counted ? 1 : -1, stored.conversationID])
                     }
                 }
-                report.decoded += 1
             }
             return RedecodeReport(types: reports.values.sorted { $0.objectName < $1.objectName })
         }
@@ -523,6 +536,36 @@ public final class SQLiteMessageStore: MessageStore {
             searchableWords: words.isEmpty ? [] : words.split(separator: wordSeparator, omittingEmptySubsequences: false).map(String.init),
             parentID: row[11], threadRootID: row[12], replyCount: row[13], reason: row[14], envelopeBytes: [UInt8](envelope))
     }
+
+    /// The words a message is searched by: its type's searchable words, or for an unknown message the
+    /// sender's fallback text (what a host without the type shows), at most ``maxIndexedBytes`` of them.
+    static func indexedWords(_ message: Message) -> [String] {
+        var words = message.content.searchableWords
+        if let unknown = message.unknown, words.isEmpty, let fallback = unknown.fallbackText { words = [fallback] }
+        var budget = maxIndexedBytes
+        var kept: [String] = []
+        for word in words {
+            guard budget > 0 else { break }
+            if word.utf8.count <= budget {
+                kept.append(word)
+                budget -= word.utf8.count
+            } else {
+                // Cut on a character boundary.
+                var cut = ""
+                for character in word {
+                    guard cut.utf8.count + character.utf8.count <= budget else { break }
+                    cut.append(character)
+                }
+                kept.append(cut)
+                budget = 0
+            }
+        }
+        return kept
+    }
+
+    /// How much of a message's words are indexed and kept: 64 KiB of UTF-8. A sender cannot make one
+    /// message cost the index (or a search) more than that.
+    public static let maxIndexedBytes = 65_536
 
     /// Searchable words are kept in one column, separated by U+001F (a control character, which no word
     /// needs: one inside a word becomes a space).

@@ -104,6 +104,12 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     /// The terms, all of which must match.
     public let terms: [Term]
 
+    /// The most terms a query may have (after repeated ones are collapsed).
+    public static let maxTerms = 32
+
+    /// The longest query, in bytes of UTF-8.
+    public static let maxBytes = 1_024
+
     /// The query as written.
     public let description: String
 
@@ -111,6 +117,9 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``StoreError/Code/malformedQuery`` naming the problem.
     public init(parsing query: String) throws(StoreError) {
+        guard query.utf8.count <= Self.maxBytes else {
+            throw StoreError(.malformedQuery, "the query is \(query.utf8.count) bytes long; at most \(Self.maxBytes) are searched for")
+        }
         var terms: [Term] = []
         var characters = Array(query)[...]
         var position = 0
@@ -154,6 +163,13 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         }
         guard !terms.isEmpty else {
             throw StoreError(.malformedQuery, "the query has no words to search for")
+        }
+        // A term given twice matches the same messages once: repeating it only costs (FTS5's phrase matching
+        // grows with each copy).
+        var seen: Set<String> = []
+        terms = terms.filter { seen.insert(SearchText.compatibilityForm($0.text).lowercased() + ($0.isPrefix ? "*" : "")).inserted }
+        guard terms.count <= Self.maxTerms else {
+            throw StoreError(.malformedQuery, "the query has \(terms.count) different terms; at most \(Self.maxTerms) are searched for")
         }
         self.terms = terms
         self.description = query

@@ -23,7 +23,8 @@ public struct StoredMessage: Sendable, Hashable {
     public var persistence: Persistence
     /// Whether it counts towards the unread count: a `counted` message from someone else than the owner.
     public var countsAsUnread: Bool
-    /// The searchable words.
+    /// The words it is searched by: its type's searchable words, or for an unknown message the sender's
+    /// fallback text; at most ``SQLiteMessageStore/maxIndexedBytes`` of them.
     public var searchableWords: [String]
     /// The message it quotes, as the envelope says.
     public var parentID: String?
@@ -74,6 +75,27 @@ public struct StoredMessage: Sendable, Hashable {
     /// more types than when it was stored.
     public func decoded(with registry: MessageRegistry) throws(StoreError) -> Message {
         registry.decode(try envelope())
+    }
+}
+
+extension StoredMessage: CustomStringConvertible {
+    /// `id in conversation from sender: digest`, with `(unknown objectName)` for an unknown message.
+    public var description: String {
+        "\(id) in \(conversationID) from \(senderID): \(digest)" + (isKnown ? "" : " (unknown \(objectName))")
+    }
+}
+
+/// A conversation's read mark and unread count.
+public struct ReadState: Sendable, Hashable {
+    /// The id of the last message read, if any is.
+    public var readUpTo: String?
+    /// The unread count.
+    public var unreadCount: Int
+
+    /// Creates a read state.
+    public init(readUpTo: String?, unreadCount: Int) {
+        self.readUpTo = readUpTo
+        self.unreadCount = unreadCount
     }
 }
 

@@ -122,13 +122,16 @@ enum InputFile {
 /// The `--output` of `render`: written in place, so that an existing file keeps its mode and owner and a
 /// symbolic link is written through, as a shell's `>` does.
 enum OutputFile {
-    /// Writes `text` to `path`; the reason it could not, or `nil`. Refuses to write over `input` (the same
-    /// file, by device and inode), which would lose the conversation.
-    static func write(_ text: String, to path: String, notOver input: String?) -> String? {
+    /// Writes `text` to `path`; the reason it could not, or `nil`. Refuses to write over one of the
+    /// `protected` files (the same file, by device and inode): the input, or a store's database, which
+    /// would be lost.
+    static func write(_ text: String, to path: String, notOver protected: [(path: String, what: String)]) -> String? {
         var target = stat()
         var source = stat()
-        if let input, stat(path, &target) == 0, stat(input, &source) == 0, target.st_dev == source.st_dev, target.st_ino == source.st_ino {
-            return "it is the input file"
+        if stat(path, &target) == 0 {
+            for file in protected where stat(file.path, &source) == 0 && target.st_dev == source.st_dev && target.st_ino == source.st_ino {
+                return "it is \(file.what)"
+            }
         }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { return String(cString: strerror(errno)) }

@@ -66,7 +66,7 @@ extension MissiveCommand {
             progress.finish()
             let transcript = Transcript(messages: messages, currentUserID: me, clock: drawing.clock, actions: result.registry.actions(for:))
             let title = "Missive: " + (input == "-" ? "standard input" : (input as NSString).lastPathComponent)
-            try drawing.draw(transcript, format: format, title: title, notOver: input == "-" ? nil : input)
+            try drawing.draw(transcript, format: format, title: title, notOver: input == "-" ? [] : [(input, "the input file")])
             if failed { throw ExitCode(1) }
         }
 
@@ -113,8 +113,8 @@ struct DrawingOptions: ParsableArguments {
         TranscriptClock(timeZone: TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!)
     }
 
-    /// Draws a transcript on standard output, or into `output` (never over the file `notOver`).
-    func draw(_ transcript: Transcript, format: MissiveCommand.Render.Format, title: String, notOver: String?) throws {
+    /// Draws a transcript on standard output, or into `output` (never over one of the files `notOver`).
+    func draw(_ transcript: Transcript, format: MissiveCommand.Render.Format, title: String, notOver: [(path: String, what: String)]) throws {
         let toTerminal = output == nil
         let text: String
         switch format {
@@ -125,13 +125,15 @@ struct DrawingOptions: ParsableArguments {
         case .html:
             text = HTMLRenderer(title: title).render(transcript)
         }
-        if let output {
-            if let problem = OutputFile.write(text, to: output, notOver: notOver) {
-                Console.error("\(output): cannot write: \(problem)")
-                throw ExitCode(2)
-            }
-        } else {
-            Console.drawn(text)
+        try write(text, notOver: notOver)
+    }
+
+    /// Writes text to standard output, or into `output` (never over one of the files `notOver`).
+    func write(_ text: String, notOver: [(path: String, what: String)]) throws {
+        guard let output else { return Console.drawn(text) }
+        if let problem = OutputFile.write(text, to: output, notOver: notOver) {
+            Console.error("\(output): cannot write: \(problem)")
+            throw ExitCode(2)
         }
     }
 }

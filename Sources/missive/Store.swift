@@ -26,7 +26,7 @@ struct StoreOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The store's database file (default: store.sqlite in $XDG_DATA_HOME/missive).", valueName: "path"))
     var db: String?
 
-    @Option(help: "Your account's id: your own messages never count as unread. A store remembers the first one it is given.")
+    @Option(help: "Your account's id: your own messages never count as unread. The first ingest that names one makes it the store's owner; other commands only check it.")
     var me: String?
 
     @Option(help: "Output format: text or json.")
@@ -40,18 +40,31 @@ struct StoreOptions: ParsableArguments {
         return data + "/missive/store.sqlite"
     }
 
-    /// Opens the store; a store that cannot be opened is reported, exit code 2.
-    func open() throws -> SQLiteMessageStore {
-        let path = db ?? Self.defaultPath
+    /// The database file in use.
+    var path: String { db ?? Self.defaultPath }
+
+    /// Opens the store; a store that cannot be opened is reported, exit code 2. Only `claimingOwner`
+    /// (ingest) gives a store without an owner the one `--me` names; the others refuse a `--me` that
+    /// differs from the store's owner and change nothing.
+    func open(claimingOwner: Bool = false) throws -> SQLiteMessageStore {
         if db == nil {
             try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         }
-        do {
-            return try SQLiteMessageStore(path: path, owner: me)
+        do throws(StoreError) {
+            let store = try SQLiteMessageStore(path: path, owner: claimingOwner ? me : nil)
+            if let me, let owner = store.owner, owner != me {
+                throw StoreError(.ownerMismatch, "the store belongs to '\(owner)', not '\(me)'", path: path)
+            }
+            return store
         } catch {
             Console.error(error.description)
             throw ExitCode(2)
         }
+    }
+
+    /// The database and its WAL files, which `--output` must never write over.
+    var databaseFiles: [(path: String, what: String)] {
+        ["", "-wal", "-shm"].map { (path + $0, "the store's database") }
     }
 
     /// Reports a refused request (text or JSON) and exits with code 1.
@@ -64,12 +77,12 @@ struct StoreOptions: ParsableArguments {
             json.beginObject()
             json.field("code", error.code.description)
             json.field("reason", error.message)
-            json.field("database", error.path)
+            json.field("database", error.path ?? path)
             json.endObject()
             json.endObject()
             Console.out(bytes: json.bytes)
         }
-        Console.error(error.description)
+        Console.error(error.path == nil ? "\(path): \(error.message)" : error.description)
         return ExitCode(error.code == .cannotOpen ? 2 : 1)
     }
 }
@@ -133,7 +146,7 @@ extension MissiveCommand.Store {
             let data = try InputFile.read(input)
             let logger = logging.logger()
             let registry = plugins.discover(logger: logger).registry
-            let database = try store.open()
+            let database = try store.open(claimingOwner: true)
             let name = input == "-" ? "standard input" : input
             let progress = Progress(label: "ingesting \(input == "-" ? "standard input" : (input as NSString).lastPathComponent)", unit: "lines")
             var stored = 0, duplicates: [String] = [], notStored: [(String, Persistence)] = [], malformed = 0
@@ -227,7 +240,7 @@ extension MissiveCommand.Store {
                 let rows = conversations.map { summary in
                     [summary.id, "\(summary.unreadCount)", "\(summary.messageCount)", summary.lastMessage.senderID + ": " + summary.lastMessage.digest]
                 }
-                Console.out(table([["CONVERSATION", "UNREAD", "MESSAGES", "LAST MESSAGE"]] + rows))
+                Console.out(cleanTable([["CONVERSATION", "UNREAD", "MESSAGES", "LAST MESSAGE"]] + rows))
             case .json:
                 var json = JSONWriter()
                 json.beginObject()
@@ -302,7 +315,8 @@ extension MissiveCommand.Store {
                 for message in stored { json.storedMessage(message) }
                 json.endArray()
                 json.endObject()
-                return Console.out(bytes: json.bytes)
+                guard drawing.output != nil else { return Console.out(bytes: json.bytes) }
+                return try drawing.write(String(decoding: TextHygiene.escapingUnsafe(json: json.bytes) + [0x0A], as: UTF8.self), notOver: store.databaseFiles)
             }
             let registry = plugins.discover(logger: logging.logger()).registry
             var messages: [Message] = []
@@ -328,7 +342,7 @@ extension MissiveCommand.Store {
                 clock: drawing.clock,
                 actions: registry.actions(for:), replyCounts: replyCounts,
                 original: { originals[$0] })
-            try drawing.draw(transcript, format: renderFormat, title: "Missive: " + conversation, notOver: nil)
+            try drawing.draw(transcript, format: renderFormat, title: "Missive: " + conversation, notOver: store.databaseFiles)
         }
     }
 
@@ -341,8 +355,11 @@ extension MissiveCommand.Store {
                 sentences.
                 """)
 
-        @Argument(help: "The query.")
-        var query: String
+        @Argument(parsing: .allUnrecognized, help: "The query: its words may start with '-'.")
+        var words: [String] = []
+
+        /// The query as one string.
+        var query: String { words.joined(separator: " ") }
 
         @Option(help: "Search one conversation only.")
         var conversation: String?
@@ -354,6 +371,7 @@ extension MissiveCommand.Store {
 
         func validate() throws {
             if limit < 1 { throw ValidationError("--limit must be at least 1, not \(limit)") }
+            if words.isEmpty { throw ValidationError("give a query: the words to search for") }
         }
 
         func run() async throws {
@@ -367,7 +385,7 @@ extension MissiveCommand.Store {
             switch store.format {
             case .text:
                 guard !hits.isEmpty else { return Console.out("No messages match \(query)") }
-                Console.out(table([["ID", "CONVERSATION", "SENDER", "MATCH"]] + hits.map { hit in
+                Console.out(cleanTable([["ID", "CONVERSATION", "SENDER", "MATCH"]] + hits.map { hit in
                     [hit.message.id, hit.message.conversationID, hit.message.senderID, hit.snippet]
                 }))
             case .json:
@@ -408,22 +426,23 @@ extension MissiveCommand.Store {
 
         func run() async throws {
             let database = try store.open()
-            let unread: Int
+            let state: ReadState
             do {
-                unread = try await database.markRead(conversation: conversation, upTo: upTo)
+                state = try await database.markRead(conversation: conversation, upTo: upTo)
             } catch {
                 throw store.refuse(error)
             }
             switch store.format {
             case .text:
-                Console.out("\(conversation): \(unread) unread")
+                let note = state.readUpTo == upTo ? "" : " (already read up to \(state.readUpTo ?? "none"), which is later)"
+                Console.out("\(conversation): \(state.unreadCount) unread\(note)")
             case .json:
                 var json = JSONWriter()
                 json.beginObject()
                 json.field("schemaVersion", 1)
                 json.field("conversation", conversation)
-                json.field("readUpTo", upTo)
-                json.field("unreadCount", unread)
+                json.field("readUpTo", state.readUpTo)
+                json.field("unreadCount", state.unreadCount)
                 json.endObject()
                 Console.out(bytes: json.bytes)
             }
@@ -489,7 +508,7 @@ extension MissiveCommand.Store {
             switch store.format {
             case .text:
                 guard !report.types.isEmpty else { return Console.out("No unknown messages in \(database.path)") }
-                Console.out(table([["OBJECTNAME", "DECODED", "STILL UNKNOWN", "UNREAD CHANGED", "REASON"]] + report.types.map { type in
+                Console.out(cleanTable([["OBJECTNAME", "DECODED", "STILL UNKNOWN", "UNREAD CHANGED", "REASON"]] + report.types.map { type in
                     [type.objectName, "\(type.decoded)", "\(type.stillUnknown)", "\(type.unreadChanged)", type.reason ?? ""]
                 }))
                 Console.out("\(report.decodedCount) decoded, \(report.stillUnknownCount) still unknown")
@@ -548,4 +567,10 @@ extension MissiveCommand.Store {
             if !report.isConsistent { throw ExitCode(1) }
         }
     }
+}
+
+/// ``table(_:)`` of cells cleaned first, so that what the cleaning removes from a sender's or a plugin's text
+/// never breaks the alignment.
+private func cleanTable(_ rows: [[String]]) -> String {
+    table(rows.map { $0.map(TextHygiene.line) })
 }

@@ -54,6 +54,19 @@ import Testing
 
         let read = try Self.json(try Fixtures.missive("store", "read", "team", "--up-to", "m28", "--db", db, "--format", "json").stdout)
         #expect(read["unreadCount"] as? Int == 2)  // m29, m30
+        // An earlier message leaves the mark where it is, and says so.
+        let earlier = try Self.json(try Fixtures.missive("store", "read", "team", "--up-to", "m05", "--db", db, "--format", "json").stdout)
+        #expect(earlier["readUpTo"] as? String == "m28" && earlier["unreadCount"] as? Int == 2)
+        // --output never writes over the store, nor its WAL files.
+        for file in [db, db + "-wal"] {
+            let over = try Fixtures.missive("store", "show", "team", "--db", db, "--output", file)
+            #expect(over.status == 2 && over.stderr.contains("it is the store's database"), "\(over.stderr)")
+        }
+        let exported = db + ".json"
+        #expect(try Fixtures.missive("store", "show", "team", "--db", db, "--format", "json", "--output", exported).stdout.isEmpty)
+        #expect((try Self.json(String(decoding: try Data(contentsOf: URL(fileURLWithPath: exported)), as: UTF8.self))["messages"] as? [Any])?.count == 31)
+        // A word that starts with '-' is a word.
+        #expect(try Fixtures.missive("store", "search", "-sushi", "--db", db).status == 0)
 
         let refused = try Fixtures.missive("store", "delete", "m25", "--db", db)
         #expect(refused.status == 1 && refused.stderr.contains("'m25' has 2 replies; delete them first"), "\(refused.stderr)")
@@ -83,9 +96,14 @@ import Testing
         #expect(query.status == 1 && query.stderr.contains("never closed"), "\(query.stderr)")
         #expect(try Fixtures.missive("store", "show", "nope", "--db", db).stderr.contains("conversation 'nope' has no stored messages"))
         #expect(try Fixtures.missive("store", "read", "c", "--up-to", "zzz", "--db", db).status == 1)
-        _ = try Fixtures.missive("store", "read", "c", "--up-to", "a", "--db", db, "--me", "alice")
+        // Only ingest gives a store its owner: a reading command's --me is checked, never kept.
+        _ = try Fixtures.missive("store", "conversations", "--db", db, "--me", "typo")
+        #expect(try SQLiteMessageStore(path: db).owner == nil)
+        _ = try Fixtures.missive("store", "ingest", input, "--db", db, "--me", "alice")
         let owner = try Fixtures.missive("store", "conversations", "--db", db, "--me", "bob")
         #expect(owner.status == 2 && owner.stderr.contains("belongs to 'alice'"), "\(owner.stderr)")
+        let malformed = try Self.json(try Fixtures.missive("store", "search", "\"", "--db", db, "--format", "json").stdout)
+        #expect((malformed["error"] as? [String: Any])?["database"] as? String == db)
         let notAStore = try Fixtures.missive("store", "conversations", "--db", input)
         #expect(notAStore.status == 2 && notAStore.stderr.contains(input), "\(notAStore.stderr)")
         #expect(try Fixtures.missive("store", "ingest", input, "--db", db, "--batch-size", "0").status == 2)

@@ -106,15 +106,17 @@ import Testing
                 Self.text("m4", "four", at: 40), Self.text("x1", "elsewhere", in: "c2", at: 15),
             ], into: store)
         #expect(try await store.unreadCounts() == ["c1": 3, "c2": 1])
-        #expect(try await store.markRead(conversation: "c1", upTo: "m2") == 1)
-        #expect(try await store.markRead(conversation: "c1", upTo: "m1") == 1)  // never back
+        #expect(try await store.markRead(conversation: "c1", upTo: "m2") == ReadState(readUpTo: "m2", unreadCount: 1))
+        #expect(try await store.markRead(conversation: "c1", upTo: "m1") == ReadState(readUpTo: "m2", unreadCount: 1))  // never back
+        #expect(try await store.readState(conversation: "c1") == ReadState(readUpTo: "m2", unreadCount: 1))
+        #expect(try await store.readState(conversation: "nowhere") == ReadState(readUpTo: nil, unreadCount: 0))
         // A message that arrives late, sent before the mark, is already read; one after it is not.
         _ = try await ingest([Self.text("m0", "late", at: 5), Self.text("m5", "new", at: 50)], into: store)
         #expect(try await store.unreadCount(conversation: "c1") == 2)
         #expect(try await store.totalUnreadCount() == 3)
         await #expect(throws: StoreError.self) { try await store.markRead(conversation: "c1", upTo: "x1") }
         await #expect(throws: StoreError.self) { try await store.markRead(conversation: "c1", upTo: "nope") }
-        #expect(try await store.markRead(conversation: "c1", upTo: "m5") == 0)
+        #expect(try await store.markRead(conversation: "c1", upTo: "m5").unreadCount == 0)
         // Newest activity first.
         #expect(try await store.conversations().map(\.id) == ["c1", "c2"])
         #expect(try await store.conversations().first?.lastMessage.id == "m5")
@@ -269,7 +271,9 @@ import Testing
         _ = try await store.ingest(lines.map { line throws(MissiveError) in try IncomingMessage(line: line, registry: without.registry) })
         let link = try #require(try await store.message(id: "m02"))
         #expect(!link.isKnown && link.persistence == .persisted && !link.countsAsUnread)
-        #expect(try await store.search("menu").map(\.message.id) == [])
+        #expect(try await store.search("Salad").isEmpty)
+        // An unknown message is found by the sender's fallback text, what a host without its type shows.
+        #expect(try await store.search("Friday drinks").map(\.message.id) == ["m13"])
         let before = try await store.unreadCount(conversation: "team")
 
         // After: the plugin is installed.
@@ -294,6 +298,49 @@ import Testing
         let again = try await store.redecode(with: registry)
         #expect(again.decodedCount == 0)
         #expect(try await store.unreadCount(conversation: "team") == before + 3)
+    }
+
+    @Test func redecodingAfterAnInstallGivesWhatIngestingWithThePluginGives() async throws {
+        // Every sample plugin missing at first, then all installed: m15, which the rating plugin refuses, turns
+        // from an unknown type without a flag (persisted) into refused content of a counted type.
+        let bare = MessageRegistry.Builder().build()
+        let lines = try Fixtures.conversationLines()
+        let late = try Self.newStore(owner: "alice")
+        _ = try await late.ingest(lines.map { line throws(MissiveError) in try IncomingMessage(line: line, registry: bare) })
+        _ = try await late.redecode(with: registry)
+        let direct = try Self.newStore(owner: "alice")
+        _ = try await direct.ingest(lines.map { line throws(MissiveError) in try IncomingMessage(line: line, registry: registry) })
+        let lateMessages = try await late.messages(inConversation: "team")
+        let directMessages = try await direct.messages(inConversation: "team")
+        // Status messages (typing) are the only difference: not stored when their type is known at ingest.
+        #expect(lateMessages.map(\.id).filter { !["m04", "m31"].contains($0) } == directMessages.map(\.id))
+        for message in directMessages {
+            let redecoded = try #require(lateMessages.first { $0.id == message.id })
+            #expect(redecoded == message, "\(message.id)")
+        }
+        let m15 = try #require(directMessages.first { $0.id == "m15" })
+        #expect(!m15.isKnown && m15.persistence == .counted && m15.countsAsUnread)
+        // The typing indicators stored while unknown (the sender said status: not stored) are not there at all.
+        #expect(try await late.message(id: "m04") == nil)
+        #expect(try await late.unreadCount(conversation: "team") == (try await direct.unreadCount(conversation: "team")))
+        #expect(try await late.checkConsistency().problems == [])
+    }
+
+    @Test func aQueryIsBoundedAndRepeatedTermsCountOnce() async throws {
+        let store = try Self.newStore()
+        _ = try await ingest([Self.text("a", String(repeating: "ha ", count: 5_000), at: 1)], into: store)
+        #expect(try await store.search(String(repeating: "ha ", count: 300)).map(\.message.id) == ["a"])
+        #expect(try SearchQuery(parsing: "ha HA ha hä").terms.count == 2)
+        let many = try #require(throws: StoreError.self) { try SearchQuery(parsing: (1...40).map { "w\($0)" }.joined(separator: " ")) }
+        #expect(many.message.contains("at most 32"))
+        let long = try #require(throws: StoreError.self) { try SearchQuery(parsing: String(repeating: "x", count: 2_000)) }
+        #expect(long.code == .malformedQuery)
+        // A message's indexed words are capped, so one huge message cannot stall the index.
+        let huge = Self.text("huge", String(repeating: "word ", count: 100_000) + "needle", at: 2)
+        _ = try await ingest([huge], into: store)
+        #expect(try await store.message(id: "huge")?.searchableWords.joined().utf8.count == SQLiteMessageStore.maxIndexedBytes)
+        #expect(try await store.search("needle").isEmpty)
+        #expect(try await store.search("word").map(\.message.id) == ["huge"])
     }
 
     @Test func storedMessagesDecodeAgainThroughTheirStoredEnvelope() async throws {
