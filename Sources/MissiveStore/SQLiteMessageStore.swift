@@ -15,6 +15,7 @@ import Missive
 public final class SQLiteMessageStore: MessageStore {
     /// The database file.
     public let path: String
+    /// The account whose own messages never count as unread, as the store remembers it.
     public let owner: String?
     private let pool: DatabasePool
 
