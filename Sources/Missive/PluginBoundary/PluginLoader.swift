@@ -306,5 +306,5 @@ private final class HostInfo: @unchecked Sendable {
 /// The version of this Missive library.
 public enum MissiveVersion {
     /// The version, as `major.minor.patch`.
-    public static let string = "0.5.0"
+    public static let string = "0.6.0"
 }
