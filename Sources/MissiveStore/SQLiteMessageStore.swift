@@ -103,6 +103,12 @@ public final class SQLiteMessageStore: MessageStore {
         let envelope = message.envelope
         let persistence = message.persistence
         guard persistence.isStored else { return .notStored(persistence) }
+        for (name, value) in [
+            ("id", envelope.id), ("conversationID", envelope.conversationID), ("senderID", envelope.senderID),
+            ("objectName", message.content.objectName), ("parentID", envelope.parentID ?? ""),
+        ] where value.utf8.contains(0) {
+            return .refused("its \(name) holds U+0000, which the store cannot keep")
+        }
         let counted = persistence == .counted && envelope.senderID != owner
         let words = indexedWords(message)
         let searchText = SearchText.document(words)
@@ -573,7 +579,9 @@ public final class SQLiteMessageStore: MessageStore {
     private static let wordSeparator: Character = "\u{1F}"
 
     private static func joinWords(_ words: [String]) -> String {
-        words.map { $0.replacingOccurrences(of: "\u{1F}", with: " ") }.joined(separator: String(wordSeparator))
+        // A NUL would end the text in SQLite; U+001F separates words.
+        words.map { $0.replacingOccurrences(of: "\u{1F}", with: " ").replacingOccurrences(of: "\u{0}", with: " ") }
+            .joined(separator: String(wordSeparator))
     }
 
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {

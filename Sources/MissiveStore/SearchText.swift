@@ -20,7 +20,7 @@ enum SearchText {
             if !output.isEmpty { output.append(" ") }
             append(compatibilityForm(word), to: &output, trailingSingle: true)
         }
-        return output
+        return output.utf8.contains(0) ? output.replacingOccurrences(of: "\u{0}", with: " ") : output
     }
 
     /// The text in Unicode compatibility form (NFKC); ASCII text, which NFKC leaves as it is, is not copied.
@@ -198,7 +198,8 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         let text = words.joined(separator: " ").split(whereSeparator: { $0.isNewline }).joined(separator: " ")
         let options: String.CompareOptions = [.caseInsensitive, .diacriticInsensitive, .widthInsensitive]
         for term in terms {
-            guard let range = text.range(of: term.text, options: options) else { continue }
+            let letters = term.text.trimmingCharacters(in: CharacterSet.alphanumerics.inverted)
+            guard !letters.isEmpty, let range = text.range(of: letters, options: options) else { continue }
             let before = text[text.startIndex..<range.lowerBound].suffix(radius)
             let after = text[range.upperBound...].prefix(radius)
             let lead = before.startIndex > text.startIndex ? "…" : ""

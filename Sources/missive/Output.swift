@@ -149,3 +149,71 @@ enum OutputFile {
         return nil
     }
 }
+
+/// The lines of a file, a pipe or standard input, read a block at a time: a pipe is handled as it comes, and
+/// a big file is never held whole. Owns its file descriptor, except standard input's.
+final class LineReader {
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+    /// Why reading stopped early, if it did.
+    private(set) var failure: String?
+
+    /// Opens `path`, or standard input for `-`; a missing file, a folder or one that cannot be opened is
+    /// reported, exit code 2. FIFOs, `/dev/null` and a shell's `<(command)` are read like files.
+    init(_ path: String) throws {
+        if path == "-" {
+            descriptor = STDIN_FILENO
+            ownsDescriptor = false
+            return
+        }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            Console.error("\(path): cannot read: no such file")
+            throw ExitCode(2)
+        }
+        guard !isFolder.boolValue else {
+            Console.error("\(path): cannot read: it is a folder")
+            throw ExitCode(2)
+        }
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            Console.error("\(path): cannot read: \(String(cString: strerror(errno)))")
+            throw ExitCode(2)
+        }
+        ownsDescriptor = true
+    }
+
+    deinit {
+        if ownsDescriptor { close(descriptor) }
+    }
+
+    /// The next line, without its line feed; `nil` at the end.
+    func next() -> [UInt8]? {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: 0x0A) {
+                defer { start = newline + 1 }
+                return Array(buffer[start..<newline])
+            }
+            if atEnd {
+                guard start < buffer.count else { return nil }
+                defer { start = buffer.count }
+                return Array(buffer[start...])
+            }
+            buffer.removeFirst(start)
+            start = 0
+            let count = buffer.count
+            buffer += repeatElement(0, count: 65_536)
+            let read = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, 65_536) }
+            buffer.removeLast(65_536 - max(read, 0))
+            if read == 0 { atEnd = true }
+            if read < 0 {
+                if errno == EINTR { continue }
+                failure = String(cString: strerror(errno))
+                atEnd = true
+            }
+        }
+    }
+}

@@ -50,6 +50,11 @@ struct StoreOptions: ParsableArguments {
         if db == nil {
             try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         }
+        // Only ingest creates a store: a mistyped --db is an error, not a new empty store.
+        guard claimingOwner || FileManager.default.fileExists(atPath: path) else {
+            Console.error("\(path): no store there; 'missive store ingest' creates one")
+            throw ExitCode(2)
+        }
         do throws(StoreError) {
             let store = try SQLiteMessageStore(path: path, owner: claimingOwner ? me : nil)
             if let me, let owner = store.owner, owner != me {
@@ -143,13 +148,13 @@ extension MissiveCommand.Store {
         }
 
         func run() async throws {
-            let data = try InputFile.read(input)
+            let reader = try LineReader(input)
             let logger = logging.logger()
             let registry = plugins.discover(logger: logger).registry
             let database = try store.open(claimingOwner: true)
             let name = input == "-" ? "standard input" : input
             let progress = Progress(label: "ingesting \(input == "-" ? "standard input" : (input as NSString).lastPathComponent)", unit: "lines")
-            var stored = 0, duplicates: [String] = [], notStored: [(String, Persistence)] = [], malformed = 0
+            var stored = 0, duplicates: [String] = [], notStored: [(String, Persistence)] = [], malformed = 0, refused = 0
             var batch: [IncomingMessage] = []
             var batchStart = 1
             var lineNumber = 0
@@ -166,16 +171,20 @@ extension MissiveCommand.Store {
                     case .stored: stored += 1
                     case .duplicate: duplicates.append(incoming.message.envelope.id)
                     case .notStored(let flag): notStored.append((incoming.message.envelope.id, flag))
+                    case .refused(let reason):
+                        refused += 1
+                        Console.error("\(name): message '\(incoming.message.envelope.id)' not stored: \(reason)")
                     }
                 }
                 logger.info("committed lines \(batchStart)-\(lineNumber) of \(name)")
                 batch.removeAll(keepingCapacity: true)
                 batchStart = lineNumber + 1
             }
-            for var line in Array(data).split(separator: 0x0A, omittingEmptySubsequences: false) {
+            // Line by line as the input comes, so that a pipe's batches are committed while it runs.
+            while var line = reader.next() {
                 lineNumber += 1
                 progress.count(lineNumber, every: 10_000)
-                if line.last == 0x0D { line = line.dropLast() }
+                if line.last == 0x0D { line.removeLast() }
                 guard line.contains(where: { ![0x20, 0x09].contains($0) }) else { continue }
                 do {
                     batch.append(try IncomingMessage(line: line, registry: registry))
@@ -187,12 +196,17 @@ extension MissiveCommand.Store {
             }
             try await commit()
             progress.finish()
+            if let failure = reader.failure {
+                Console.error("\(name): reading stopped at line \(lineNumber): \(failure)")
+                malformed += 1
+            }
             switch store.format {
             case .text:
                 var summary = "Stored \(stored), \(duplicates.count) already stored"
                 let flags = Dictionary(grouping: notStored, by: \.1).sorted { $0.key.rawValue < $1.key.rawValue }
                 summary += notStored.isEmpty ? ", none left out by their flag" : ", not stored: " + flags.map { "\($0.value.count) \($0.key.name)" }.joined(separator: ", ")
                 if malformed > 0 { summary += ", \(malformed) malformed lines skipped" }
+                if refused > 0 { summary += ", \(refused) refused" }
                 Console.out(summary + " (\(database.path))")
             case .json:
                 var json = JSONWriter()
@@ -213,10 +227,11 @@ extension MissiveCommand.Store {
                 }
                 json.endArray()
                 json.field("malformedLines", malformed)
+                json.field("refused", refused)
                 json.endObject()
                 Console.out(bytes: json.bytes)
             }
-            if malformed > 0 { throw ExitCode(1) }
+            if malformed > 0 || refused > 0 { throw ExitCode(1) }
         }
     }
 

@@ -109,6 +109,49 @@ import Testing
         #expect(try Fixtures.missive("store", "ingest", input, "--db", db, "--batch-size", "0").status == 2)
     }
 
+    @Test func aPipeIsIngestedAsItComesAndAMistypedStoreIsNotCreated() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let db = folder + "/store.sqlite"
+        // A reading command never creates a store.
+        let missing = try Fixtures.missive("store", "conversations", "--db", folder + "/typo.sqlite")
+        #expect(missing.status == 2 && missing.stderr.contains("no store there"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/typo.sqlite"))
+        // Lines written to the pipe are committed before it is closed.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixtures.buildDirectory + "/missive")
+        process.arguments = ["store", "ingest", "-", "--db", db, "--batch-size", "1", "-v"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["MISSIVE_METADATA_CACHE": Fixtures.cliMetadataCache]) { _, new in new }
+        let input = Pipe()
+        let log = folder + "/ingest.log"
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardInput = input
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let line = #"{"id":"p1","conversationID":"c","senderID":"s","sentAt":1,"objectName":"MS:Text","content":{"content":"first"}}"#
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        var committed = false
+        for _ in 0..<400 where !committed {
+            committed = StoreCLITests.committedLines(in: log).contains(1...1)
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        #expect(committed, "the first line was not committed while the pipe stayed open")
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        // /dev/null and a FIFO are read like files.
+        #expect(try Fixtures.missive("store", "ingest", "/dev/null", "--db", db).status == 0)
+        let fifo = folder + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "printf '%s\\n' '\(line.replacingOccurrences(of: "p1", with: "p2"))' > '\(fifo)'"]
+        try writer.run()
+        let fromFIFO = try Fixtures.missive("store", "ingest", fifo, "--db", db)
+        writer.waitUntilExit()
+        #expect(fromFIFO.status == 0 && fromFIFO.stdout.contains("Stored 1"), "\(fromFIFO.stdout)\(fromFIFO.stderr)")
+    }
+
     @Test func theDefaultDatabaseIsInTheUsersDataFolder() async throws {
         let home = try Fixtures.temporaryDirectory()
         let run = try Fixtures.missive("store", "ingest", Self.conversation, environment: ["XDG_DATA_HOME": home + "/data"])

@@ -83,6 +83,20 @@ import Testing
         #expect(try await store.unreadCount(conversation: "c1") == 2)
     }
 
+    @Test func idsHoldingANULAreRefusedRatherThanCutShort() async throws {
+        let store = try Self.newStore()
+        var sender = Self.text("s", "spoofed sender", at: 3)
+        sender.senderID = "alice\u{0}mallory"
+        let report = try await ingest([Self.text("a\u{0}x", "one", at: 1), Self.text("a", "two", at: 2), sender], into: store)
+        #expect(report.outcomes[1] == .stored)
+        guard case .refused(let reason) = report.outcomes[0], case .refused = report.outcomes[2] else {
+            Issue.record("expected refusals: \(report.outcomes)")
+            return
+        }
+        #expect(reason.contains("id holds U+0000"))
+        #expect(try await store.messages(inConversation: "c1").map(\.id) == ["a"])
+    }
+
     @Test func ingestIsIdempotentByMessageID() async throws {
         let store = try Self.newStore()
         let batch = [Self.text("a", "one", at: 1), Self.text("b", "two", at: 2)]

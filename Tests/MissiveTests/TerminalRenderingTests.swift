@@ -176,6 +176,11 @@ import Testing
         #expect(replaced.rows.count == transcript.rows.count)
         #expect(transcript.rows.filter { if case .dateSeparator = $0 { true } else { false } }.count == 2)
         #expect(TerminalRenderer(width: 40).render(Transcript(messages: [])) == TerminalRenderer.emptyText + "\n")
+
+        // Ids are compared as bytes: two ids that Swift's String calls equal (é precomposed, and e with a
+        // combining accent) are two messages.
+        let accents = Transcript(messages: [Self.envelope("\u{E9}", from: "ann", at: base), Self.envelope("e\u{301}", from: "bob", at: base + 1)].map(registry.decode))
+        #expect(accents.rows.filter { if case .message = $0 { true } else { false } }.count == 2)
     }
 
     @Test func dateSeparatorsFollowTheTimeZoneAndBreakGroups() throws {

@@ -168,28 +168,36 @@ public struct Transcript: Sendable {
     public init(
         messages: [Message], currentUserID: String? = nil, clock: TranscriptClock = TranscriptClock(),
         resolver: any MessageLayoutResolving = DefaultLayoutResolver(), authorName: @Sendable (String) -> String = { $0 },
-        actions: (Message) -> [MessageAction] = { _ in [] }, replyCounts: [String: Int]? = nil,
+        actions: (Message) -> [MessageAction] = { _ in [] }, replyCounts replyCountsGiven: [String: Int]? = nil,
         original: (String) -> Message? = { _ in nil }
     ) {
         // In the order sent, each id once: a message received twice (a retry, a resync) is drawn once, and one
         // given again with new content (an edit, an action's result) is drawn as the last version given, in
         // the place of the first.
-        var latest: [String: Message] = [:]
-        for message in messages { latest[message.envelope.id] = message }
-        var seen: Set<String> = []
+        // Ids are compared as their bytes: Swift's String equality would take `é` and `e` + U+0301, two
+        // different ids, for the same message.
+        var latest: [MessageID: Message] = [:]
+        for message in messages { latest[MessageID(message.envelope.id)] = message }
+        var seen: Set<MessageID> = []
         let messages = messages.enumerated()
             .sorted { $0.element.envelope.sentAt != $1.element.envelope.sentAt ? $0.element.envelope.sentAt < $1.element.envelope.sentAt : $0.offset < $1.offset }
             .map(\.element)
-            .filter { seen.insert($0.envelope.id).inserted }
-            .map { latest[$0.envelope.id] ?? $0 }
-        var byID: [String: Message] = [:]
-        var counted: [String: Int] = [:]
+            .filter { seen.insert(MessageID($0.envelope.id)).inserted }
+            .map { latest[MessageID($0.envelope.id)] ?? $0 }
+        var byID: [MessageID: Message] = [:]
+        var counted: [MessageID: Int] = [:]
         for message in messages where Self.isDrawn(message) {
-            byID[message.envelope.id] = message
-            if let parent = message.envelope.parentID { counted[parent, default: 0] += 1 }
+            byID[MessageID(message.envelope.id)] = message
+            if let parent = message.envelope.parentID { counted[MessageID(parent), default: 0] += 1 }
         }
-        let replyCounts = replyCounts ?? counted
-        let context = TranscriptContext(currentUserID: currentUserID, clock: clock, replyCounts: replyCounts)
+        var replyCounts = counted
+        if let given = replyCountsGiven {
+            replyCounts = [:]
+            for (id, count) in given { replyCounts[MessageID(id)] = count }
+        }
+        var contextCounts: [String: Int] = [:]
+        for (id, count) in replyCounts { contextCounts[id.text] = count }
+        let context = TranscriptContext(currentUserID: currentUserID, clock: clock, replyCounts: contextCounts)
         func name(_ sender: String) -> String {
             let cleaned = TextHygiene.line(authorName(sender))
             return cleaned.contains(where: { $0 != " " }) ? cleaned : TextHygiene.line(sender)
@@ -214,7 +222,7 @@ public struct Transcript: Sendable {
             }
             var quote: QuotedPreview?
             if let parentID = message.envelope.parentID {
-                if let parent = byID[parentID] ?? original(parentID).flatMap({ Self.isDrawn($0) ? $0 : nil }) {
+                if let parent = byID[MessageID(parentID)] ?? original(parentID).flatMap({ Self.isDrawn($0) ? $0 : nil }) {
                     quote = .found(author: name(parent.envelope.senderID), text: parent.digest, media: parent.content.media)
                 } else {
                     quote = .notFound(parentID: TextHygiene.line(parentID))
@@ -225,11 +233,19 @@ public struct Transcript: Sendable {
                     TranscriptMessage(
                         message: message, options: resolver.options(at: index, in: messages, context: context),
                         author: name(message.envelope.senderID), time: clock.time(of: message.envelope.sentAt), body: body,
-                        quote: quote, replyCount: replyCounts[message.envelope.id] ?? 0, actions: offered)))
+                        quote: quote, replyCount: replyCounts[MessageID(message.envelope.id)] ?? 0, actions: offered)))
         }
         self.rows = rows
         self.context = context
     }
+}
+
+/// A message id compared by its UTF-8 bytes, as envelopes and stores compare ids, not by Swift's canonical
+/// equivalence.
+private struct MessageID: Hashable {
+    let bytes: [UInt8]
+    init(_ text: String) { bytes = Array(text.utf8) }
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 }
 
 extension ViewElement {
