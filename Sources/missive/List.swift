@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Missive
+import MissiveRendering
 
 extension MissiveCommand {
     struct List: ParsableCommand {
@@ -109,13 +110,14 @@ extension MissiveCommand {
     }
 }
 
-/// Left-aligned columns separated by two spaces.
+/// Left-aligned columns separated by two spaces, measured in terminal cells (a CJK character or an emoji
+/// takes two).
 func table(_ rows: [[String]]) -> String {
     guard let width = rows.first?.count else { return "" }
-    let widths = (0..<width).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    let widths = (0..<width).map { column in rows.map { TerminalWidth.of($0[column]) }.max() ?? 0 }
     return rows.map { row in
         row.enumerated().map { index, cell in
-            index == width - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            index == width - 1 ? cell : cell + String(repeating: " ", count: max(0, widths[index] - TerminalWidth.of(cell)))
         }.joined(separator: "  ")
     }.map { "  " + $0 }.joined(separator: "\n")
 }

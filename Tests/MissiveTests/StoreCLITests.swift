@@ -152,6 +152,19 @@ import Testing
         #expect(fromFIFO.status == 0 && fromFIFO.stdout.contains("Stored 1"), "\(fromFIFO.stdout)\(fromFIFO.stderr)")
     }
 
+    @Test func tablesAlignWideCharactersByTerminalCells() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let lines = [("会話", "m1"), ("c", "m2")].map { conversation, id in
+            #"{"id":"\#(id)","conversationID":"\#(conversation)","senderID":"s","sentAt":\#(id == "m1" ? 2 : 1),"objectName":"MS:Text","content":{"content":"x"}}"#
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/wide.jsonl", atomically: true, encoding: .utf8)
+        _ = try Fixtures.missive("store", "ingest", folder + "/wide.jsonl", "--db", folder + "/store.sqlite")
+        let rows = try Fixtures.missive("store", "conversations", "--db", folder + "/store.sqlite").stdout.split(separator: "\n")
+        // The UNREAD column starts at the same terminal cell on every row.
+        let starts = rows.map { row in TerminalWidth.of(row[..<row.range(of: row.hasPrefix("  CONV") ? "UNREAD" : "1")!.lowerBound]) }
+        #expect(Set(starts).count == 1, "\(rows)")
+    }
+
     @Test func theDefaultDatabaseIsInTheUsersDataFolder() async throws {
         let home = try Fixtures.temporaryDirectory()
         let run = try Fixtures.missive("store", "ingest", Self.conversation, environment: ["XDG_DATA_HOME": home + "/data"])
