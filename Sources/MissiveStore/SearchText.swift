@@ -192,6 +192,19 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         }.joined(separator: " AND ")
     }
 
+    /// The first place `term` occurs in `text`; with `atWordStart`, only where a word begins (a prefix term
+    /// matches words that start with it).
+    private static func firstMatch(of term: String, in text: String, options: String.CompareOptions, atWordStart: Bool) -> Range<String.Index>? {
+        var searchStart = text.startIndex
+        while let range = text.range(of: term, options: options, range: searchStart..<text.endIndex) {
+            if !atWordStart || range.lowerBound == text.startIndex || !text[text.index(before: range.lowerBound)].isLetter && !text[text.index(before: range.lowerBound)].isNumber {
+                return range
+            }
+            searchStart = range.upperBound
+        }
+        return nil
+    }
+
     /// The searchable words around the first place a term occurs, with the match between `[` and `]`;
     /// the start of the words when no term occurs as written.
     func snippet(of words: [String], radius: Int = 32) -> String {
@@ -199,7 +212,7 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         let options: String.CompareOptions = [.caseInsensitive, .diacriticInsensitive, .widthInsensitive]
         for term in terms {
             let letters = term.text.trimmingCharacters(in: CharacterSet.alphanumerics.inverted)
-            guard !letters.isEmpty, let range = text.range(of: letters, options: options) else { continue }
+            guard !letters.isEmpty, let range = Self.firstMatch(of: letters, in: text, options: options, atWordStart: term.isPrefix) else { continue }
             let before = text[text.startIndex..<range.lowerBound].suffix(radius)
             let after = text[range.upperBound...].prefix(radius)
             let lead = before.startIndex > text.startIndex ? "…" : ""

@@ -194,6 +194,9 @@ import Testing
         #expect(try await store.search("full").map(\.message.id) == ["b"])
         #expect(try await store.search("\"lunch plans\"").map(\.message.id) == ["d"])
         #expect(try await store.search("lun*").count == 2)
+        // A prefix's snippet marks a word that starts with it, not the letters inside another word.
+        _ = try await ingest([Self.text("f", "salun lunar", at: 6)], into: store)
+        #expect(try await store.search("lun*").first { $0.message.id == "f" }?.snippet == "salun [lun]ar")
         #expect(try await store.search(SearchQuery(parsing: "lunch"), conversation: "c2", limit: 10).map(\.message.id) == ["d"])
         #expect(try await store.search("Café nero").first?.snippet == "Meet at the [Café] Nero")
     }
