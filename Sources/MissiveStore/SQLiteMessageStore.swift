@@ -170,18 +170,12 @@ public final class SQLiteMessageStore: MessageStore {
         return .stored
     }
 
-    /// Applies a transaction's new messages to their conversations' counters: one statement per
-    /// conversation, whatever the number of messages.
+    /// Applies a transaction's new messages to their conversations' counters: two statements per
+    /// conversation (its read mark, its counters), whatever the number of messages.
     private static func updateCounters(_ changes: [String: ConversationChange], _ db: Database) throws {
         for (conversationID, change) in changes {
-            let mark = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT read_sent_at, read_message_id FROM conversation WHERE id = ?"), arguments: [conversationID])
-            let unread: Int
-            if let mark, let sentAt = mark[0] as Int64?, let id = mark[1] as String? {
-                unread = change.counted.count { $0 > (sentAt, id) }
-            } else {
-                unread = change.counted.count
-            }
+            let mark = try readMark(of: conversationID, db)
+            let unread = mark.map { mark in change.counted.count { $0 > mark } } ?? change.counted.count
             try db.cachedStatement(
                 sql: """
                     INSERT INTO conversation(id, unread, message_count, last_sent_at, last_message_id)
@@ -494,22 +488,28 @@ public final class SQLiteMessageStore: MessageStore {
         try db.execute(sql: "UPDATE message SET counted = (persistence = 3 AND sender_id IS NOT ?)", arguments: [owner])
         for row in try Row.fetchAll(db, sql: recountSQL) {
             try db.execute(
-                sql: "UPDATE conversation SET unread = ?, message_count = ?, last_message_id = ? WHERE id = ?",
-                arguments: [row["recount_unread"] as Int, row["recount_messages"] as Int, row["recount_last"] as String?, row["id"] as String])
+                sql: "UPDATE conversation SET unread = ?, message_count = ? WHERE id = ?",
+                arguments: [row["recount_unread"] as Int, row["recount_messages"] as Int, row["id"] as String])
             try refreshLastMessage(of: row["id"], db)
         }
     }
 
     // MARK: Helpers
 
-    /// Whether `message` comes after its conversation's read mark.
-    private static func isAfterReadMark(_ message: StoredMessage, _ db: Database) throws -> Bool {
+    /// A conversation's read mark, as a position (sentAt, id), or `nil` when nothing is read.
+    private static func readMark(of conversationID: String, _ db: Database) throws -> (Int64, String)? {
         guard
             let mark = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT read_sent_at, read_message_id FROM conversation WHERE id = ?"), arguments: [message.conversationID]),
+                db.cachedStatement(sql: "SELECT read_sent_at, read_message_id FROM conversation WHERE id = ?"), arguments: [conversationID]),
             let sentAt = mark[0] as Int64?, let id = mark[1] as String?
-        else { return true }
-        return (message.sentAt, message.id) > (sentAt, id)
+        else { return nil }
+        return (sentAt, id)
+    }
+
+    /// Whether `message` comes after its conversation's read mark.
+    private static func isAfterReadMark(_ message: StoredMessage, _ db: Database) throws -> Bool {
+        guard let mark = try readMark(of: message.conversationID, db) else { return true }
+        return (message.sentAt, message.id) > mark
     }
 
     /// Sets a conversation's newest message from its rows.

@@ -101,21 +101,18 @@ extension JSONWriter {
     }
 }
 
-/// The input of `decode` and `render`: a file, or standard input for `-`.
+/// The input of `decode`, `render` and `act`: a file, or standard input for `-`.
 enum InputFile {
-    /// The bytes of `path`; a missing file, a folder or an unreadable file is reported, exit code 2.
+    /// The bytes of `path`, read as ``LineReader`` reads them (so a FIFO or a shell's `<(command)` works); a
+    /// missing file, a folder or an unreadable file is reported, exit code 2.
     static func read(_ path: String) throws -> Data {
-        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            Console.error("\(path): cannot read: no such file")
+        let reader = try LineReader(path)
+        let bytes = reader.rest()
+        if let failure = reader.failure {
+            Console.error("\(path == "-" ? "<stdin>" : path): cannot read: \(failure)")
             throw ExitCode(2)
         }
-        guard !isFolder.boolValue, let contents = FileManager.default.contents(atPath: path) else {
-            Console.error("\(path): cannot read: " + (isFolder.boolValue ? "it is a folder" : "permission denied or not a regular file"))
-            throw ExitCode(2)
-        }
-        return contents
+        return Data(bytes)
     }
 }
 
@@ -190,6 +187,13 @@ final class LineReader {
         if ownsDescriptor { close(descriptor) }
     }
 
+    /// Everything not read yet, to the end.
+    func rest() -> [UInt8] {
+        while !atEnd { fill() }
+        defer { start = buffer.count }
+        return Array(buffer[start...])
+    }
+
     /// The next line, without its line feed; `nil` at the end.
     func next() -> [UInt8]? {
         while true {
@@ -202,18 +206,23 @@ final class LineReader {
                 defer { start = buffer.count }
                 return Array(buffer[start...])
             }
-            buffer.removeFirst(start)
-            start = 0
-            let count = buffer.count
-            buffer += repeatElement(0, count: 65_536)
-            let read = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, 65_536) }
-            buffer.removeLast(65_536 - max(read, 0))
-            if read == 0 { atEnd = true }
-            if read < 0 {
-                if errno == EINTR { continue }
-                failure = String(cString: strerror(errno))
-                atEnd = true
-            }
+            fill()
+        }
+    }
+
+    /// Reads one more block (64 KiB at most) after what is not read yet; at the end, or on an error (kept
+    /// in ``failure``), sets `atEnd`.
+    private func fill() {
+        buffer.removeFirst(start)
+        start = 0
+        let count = buffer.count
+        buffer += repeatElement(0, count: 65_536)
+        let read = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, 65_536) }
+        buffer.removeLast(65_536 - max(read, 0))
+        if read == 0 { atEnd = true }
+        if read < 0, errno != EINTR {
+            failure = String(cString: strerror(errno))
+            atEnd = true
         }
     }
 }

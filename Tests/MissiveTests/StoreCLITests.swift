@@ -150,6 +150,14 @@ import Testing
         let fromFIFO = try Fixtures.missive("store", "ingest", fifo, "--db", db)
         writer.waitUntilExit()
         #expect(fromFIFO.status == 0 && fromFIFO.stdout.contains("Stored 1"), "\(fromFIFO.stdout)\(fromFIFO.stderr)")
+        // decode, render and act read their input the same way.
+        let decodeWriter = Process()
+        decodeWriter.executableURL = URL(fileURLWithPath: "/bin/sh")
+        decodeWriter.arguments = writer.arguments
+        try decodeWriter.run()
+        let decoded = try Fixtures.missive("decode", fifo, "--format", "json")
+        decodeWriter.waitUntilExit()
+        #expect(decoded.status == 0 && decoded.stdout.contains(#""id":"p2""#), "\(decoded.stderr)")
     }
 
     @Test func tablesAlignWideCharactersByTerminalCells() async throws {

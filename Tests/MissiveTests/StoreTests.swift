@@ -11,8 +11,9 @@ import Testing
         registry = try Fixtures.sampleRegistry()
     }
 
-    /// A new store file in its own folder, owned by `owner`.
-    static func newStore(owner: String? = "alice") throws -> SQLiteMessageStore {
+    /// A new store file in its own folder, owned by `owner`. The tests use it through the protocol alone,
+    /// so that another backend can run them.
+    static func newStore(owner: String? = "alice") throws -> any MessageStore {
         try SQLiteMessageStore(path: try Fixtures.temporaryDirectory() + "/store.sqlite", owner: owner)
     }
 
