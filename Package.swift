@@ -22,6 +22,8 @@ let package = Package(
         // For hosts that keep messages: the SQLite store (persistence flags, unread counts, search, replies).
         .library(name: "MissiveStore", targets: ["MissiveStore"]),
         .executable(name: "missive", targets: ["missive"]),
+        // For hosts built on the library: tries new or changed plugin files in a child process before loading.
+        .executable(name: "missive-plugin-scanner", targets: ["missive-plugin-scanner"]),
         // `swift package missive-check`: validate a package's plugin products.
         .plugin(name: "MissiveCheckPlugin", targets: ["MissiveCheckPlugin"]),
 
@@ -37,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // SQLite (Debian's libsqlite3-dev) for the store.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // SHA-256 of plugin files (the scanner's verdicts) and Ed25519 signatures.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // The C ABI: one versioned header.
@@ -44,13 +48,19 @@ let package = Package(
         // libffi, from Debian's libffi-dev, for calling plugin actions by their signature.
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
 
+        // The crash guard: which plugin a thread runs, and the fatal-signal handler that writes it down.
+        .target(name: "CMissiveGuard"),
+
         // The protocols that built-in types and plugin types both conform to.
         .target(name: "MissiveCore", swiftSettings: strictSwift),
 
         // The host library.
         .target(
             name: "Missive",
-            dependencies: ["MissiveCore", "CMissivePlugin", "CFFI", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "MissiveCore", "CMissivePlugin", "CFFI", "CMissiveGuard", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSwift
         ),
 
@@ -99,6 +109,9 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+
+        // The plugin scanner's child process, for hosts built on the library.
+        .executableTarget(name: "missive-plugin-scanner", dependencies: ["Missive"], swiftSettings: strictSwift),
 
         // The command plugin: builds the dynamic library products and runs `missive check` on them.
         .plugin(

@@ -24,6 +24,7 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
             case duplicateName = "duplicate-name"
             case containerConflict = "container-conflict"
             case shadowed = "shadowed"
+            case quarantined = "quarantined"
             case malformedEnvelope = "malformed-envelope"
             case malformedContent = "malformed-content"
             case pluginFailure = "plugin-failure"
@@ -70,6 +71,9 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let containerConflict = Code(.containerConflict)
         /// A file with the same name earlier in the search path takes precedence.
         public static let shadowed = Code(.shadowed)
+        /// The plugin is not loaded because it crashed: a host process (see ``PluginQuarantine``) or the plugin
+        /// scanner's child (see ``PluginScanner``). Its types' messages decode as unknown, with the reason.
+        public static let quarantined = Code(.quarantined)
         /// An envelope is not valid JSON or lacks a required field.
         public static let malformedEnvelope = Code(.malformedEnvelope)
         /// A type's decoder refused the content.

@@ -9,7 +9,8 @@ struct MissiveCommand: AsyncParsableCommand {
         commandName: "missive",
         abstract: "Load Missive message-type plugins, inspect them, decode envelopes through them, render conversations, perform actions and keep messages in a store.",
         version: MissiveVersion.string,
-        subcommands: [List.self, Inspect.self, Decode.self, Render.self, Actions.self, Act.self, Compose.self, Store.self, Check.self, Install.self, Uninstall.self]
+        subcommands: [List.self, Inspect.self, Decode.self, Render.self, Actions.self, Act.self, Compose.self, Store.self, Check.self, Install.self, Uninstall.self, Quarantine.self,
+                      ScanPlugin.self]
     )
 
     /// Runs the command; a usage error exits with code 2 (not ArgumentParser's 64), as `check` documents.
@@ -54,7 +55,23 @@ struct PluginOptions: ParsableArguments {
 
     /// Discovers and registers every plugin on the search path, with the standard metadata cache
     /// (`MISSIVE_METADATA_CACHE=off` turns it off), logging refusals and decisions to `logger`.
+    ///
+    /// New and changed plugin files are scanned first in a child process of this executable
+    /// (`MISSIVE_PLUGIN_SCANNER=off` turns it off, or names another scanner), and a plugin that crashes
+    /// this process is quarantined at the next start (`MISSIVE_QUARANTINE=off` turns it off).
     func discover(logger: Logger) -> DiscoveryResult {
-        MessageRegistry.discover(searchPath: .standard(explicitDirectories: directories), metadataCache: .standard(), logger: logger)
+        MessageRegistry.discover(
+            searchPath: .standard(explicitDirectories: directories), metadataCache: .standard(), protection: Self.protection(), logger: logger)
+    }
+
+    /// The CLI's protection: the standard one, with this executable as the scanner unless
+    /// `MISSIVE_PLUGIN_SCANNER` says otherwise.
+    static func protection(environment: [String: String] = ProcessInfo.processInfo.environment) -> PluginProtection {
+        var protection = PluginProtection.standard(environment: environment)
+        if environment["MISSIVE_PLUGIN_SCANNER", default: ""].isEmpty {
+            protection.scanner = PluginScanner(
+                command: [MissiveCommand.executablePath, "scan-plugin"], timeout: PluginScanner.standardTimeout(environment: environment))
+        }
+        return protection
     }
 }

@@ -26,6 +26,20 @@ final class DeferredPlugin: Sendable {
         self.logger = logger
     }
 
+    /// A plugin that is registered but never loaded, for the reason `refusal` gives (a quarantine): its
+    /// types' messages decode as unknown, with that reason.
+    init(path: String, metadata: PluginMetadata, refusal: MissiveError) {
+        self.path = path
+        self.metadata = metadata
+        self.logger = nil
+        self.loaded.withLock { $0 = .failure(refusal) }
+    }
+
+    /// Why the plugin cannot be used, in words for an unknown message's reason.
+    private static func unavailable(_ error: MissiveError) -> String {
+        error.code == .quarantined ? error.message : "the plugin failed to load: \(error.message)"
+    }
+
     /// The plugin's identity as its metadata states it.
     var info: PluginInfo {
         PluginInfo(name: metadata.name, version: metadata.version, vendor: metadata.vendor, abiVersion: metadata.abiVersion, path: path)
@@ -53,7 +67,7 @@ final class DeferredPlugin: Sendable {
     func type(_ objectName: String) -> Result<PluginType, MissiveError> {
         switch plugin(for: objectName) {
         case .failure(let error):
-            return .failure(MissiveError(error.code, "the plugin failed to load: \(error.message)", file: path, objectName: objectName))
+            return .failure(MissiveError(error.code, Self.unavailable(error), file: path, objectName: objectName))
         case .success(let plugin):
             guard let type = plugin.types.first(where: { $0.objectName == objectName }) else {
                 return .failure(MissiveError(.metadataMismatch, "the loaded plugin has no type \(objectName)", file: path, objectName: objectName))
@@ -67,7 +81,7 @@ final class DeferredPlugin: Sendable {
     func action(_ declared: MessageAction) -> Result<PluginAction, MissiveError> {
         switch plugin(for: declared.objectName) {
         case .failure(let error):
-            return .failure(MissiveError(error.code, "the plugin failed to load: \(error.message)", file: path, objectName: declared.objectName, action: declared.id))
+            return .failure(MissiveError(error.code, Self.unavailable(error), file: path, objectName: declared.objectName, action: declared.id))
         case .success(let plugin):
             if let action = plugin.pluginActions.first(where: { $0.info.kind == declared.kind && $0.info.id == declared.id && $0.info.objectName == declared.objectName }) {
                 return .success(action)

@@ -56,15 +56,24 @@ package final class PluginAction: Sendable {
     /// Why the examples could not all be read, if they could not.
     package let examplesProblem: String?
 
-    init(info: MessageAction, function: ActionFunction, type: PluginType?, symbol: String?, examples: [[ActionArgument]], examplesProblem: String?) {
+    /// What the crash guard records while the function runs: its type's, or the plugin's for a composer action.
+    let site: CrashGuard.Site
+
+    init(
+        info: MessageAction, function: ActionFunction, type: PluginType?, symbol: String?, examples: [[ActionArgument]], examplesProblem: String?,
+        site: CrashGuard.Site
+    ) {
         (self.info, self.function, self.type, self.symbol, self.examples, self.examplesProblem) = (info, function, type, symbol, examples, examplesProblem)
+        self.site = site
     }
 
     /// Runs a composer action, which takes no message, through `function` (its own, or a counting one in
     /// front of it): the status, what it wrote and the reason after the mark.
     package func compose(through function: ActionFunction? = nil, _ values: [ActionValue]) -> ActionOutput {
         let function = function ?? self.function
-        return ActionOutput(PluginSinks.collectingBytes { sink in function.call(message: nil, values: values, sink: UnsafeRawPointer(sink)) })
+        return ActionOutput(CrashGuard.run(site, .action) {
+            PluginSinks.collectingBytes { sink in function.call(message: nil, values: values, sink: UnsafeRawPointer(sink)) }
+        })
     }
 }
 
@@ -145,7 +154,8 @@ enum PluginActions {
     /// follow the grammars, name one of the plugin's types when it acts on messages, and have a function. An
     /// action that fails is refused with the reason; the others load.
     static func resolve(
-        _ declared: [Result<ActionDescriptor, MissiveError>], metadata: PluginMetadata, types: [PluginType], library: DynamicLibrary, info: PluginInfo
+        _ declared: [Result<ActionDescriptor, MissiveError>], metadata: PluginMetadata, types: [PluginType], library: DynamicLibrary, info: PluginInfo,
+        site: CrashGuard.Site
     ) -> (actions: [PluginAction], rejections: [MissiveError]) {
         var rejections: [MissiveError] = []
         var actions: [PluginAction] = []
@@ -167,7 +177,7 @@ enum PluginActions {
                     throw MissiveError(.duplicateName, "the plugin declares this \(descriptor.kind.rawValue) action twice; the first is kept",
                                        file: info.path, objectName: descriptor.objectName, action: descriptor.id)
                 }
-                actions.append(try resolve(descriptor, entry: entry, types: types, library: library, info: info))
+                actions.append(try resolve(descriptor, entry: entry, types: types, library: library, info: info, site: site))
             } catch {
                 rejections.append(error)
             }
@@ -181,7 +191,8 @@ enum PluginActions {
     }
 
     private static func resolve(
-        _ action: ActionDescriptor, entry: PluginMetadata.ActionEntry?, types: [PluginType], library: DynamicLibrary, info: PluginInfo
+        _ action: ActionDescriptor, entry: PluginMetadata.ActionEntry?, types: [PluginType], library: DynamicLibrary, info: PluginInfo,
+        site: CrashGuard.Site
     ) throws(MissiveError) -> PluginAction {
         func refuse(_ message: String, code: MissiveError.Code = .invalidAction) -> MissiveError {
             MissiveError(code, message, file: info.path, objectName: action.objectName, action: action.id)
@@ -237,7 +248,8 @@ enum PluginActions {
         let description = MessageAction(
             kind: action.kind, id: action.id, objectName: action.objectName, title: action.title, icon: action.icon, priority: action.priority,
             yields: action.yields, signature: signature, plugin: info)
-        return PluginAction(info: description, function: function, type: type, symbol: symbol, examples: examples, examplesProblem: examplesProblem)
+        return PluginAction(info: description, function: function, type: type, symbol: symbol, examples: examples, examplesProblem: examplesProblem,
+                            site: type?.site ?? site)
     }
 
     /// What differs between an action's metadata record and its extension entry, or `nil`.

@@ -49,11 +49,13 @@ package struct PluginProbe: Sendable {
     package let actions: [Result<ActionDescriptor, MissiveError>]
     /// The library, for looking up the actions' symbols.
     let library: DynamicLibrary
+    /// What the crash guard records while plugin-wide code (the entry, a composer action) runs.
+    let site: CrashGuard.Site
 
     /// The actions judged as the loader judges them, against `metadata` and the types that can be called:
     /// those that load, and a reason for each refused.
     package func judgeActions(metadata: PluginMetadata) -> (actions: [PluginAction], rejections: [MissiveError]) {
-        PluginActions.resolve(actions, metadata: metadata, types: types.compactMap { try? $0.get() }, library: library, info: info)
+        PluginActions.resolve(actions, metadata: metadata, types: types.compactMap { try? $0.get() }, library: library, info: info, site: site)
     }
 
     /// The plugin's identity, with empty strings where the descriptor has none.
@@ -106,7 +108,8 @@ public enum PluginLoader {
             types.append(type)
         }
         try checkAgreement(metadata: metadata, info: probe.info, containers: containers, types: types)
-        let (actions, actionRejections) = PluginActions.resolve(probe.actions, metadata: metadata, types: types, library: probe.library, info: probe.info)
+        let (actions, actionRejections) = PluginActions.resolve(
+            probe.actions, metadata: metadata, types: types, library: probe.library, info: probe.info, site: probe.site)
         return LoadedPlugin(info: probe.info, metadata: metadata, containers: containers, types: types, pluginActions: actions,
                             actionRejections: actionRejections)
     }
@@ -142,22 +145,27 @@ public enum PluginLoader {
 
     /// Opens a library, calls its entry (once per library, ever) and reads its descriptor after checking
     /// the ABI version and the struct size.
+    ///
+    /// The library's initialisers and its entry run under the crash guard, so that a crash in either is
+    /// recorded for the quarantine (``PluginQuarantine``).
     package static func probe(_ path: String) throws(MissiveError) -> PluginProbe {
-        let library = try DynamicLibrary.open(path)
+        let identity = FileIdentity.of(path)
+        let site = CrashGuard.site(path: path, identity: identity, objectName: nil)
+        let library = try CrashGuard.run(site, .load) { () throws(MissiveError) in try DynamicLibrary.open(path) }
         return try probes.withLock { cache in
             if let earlier = cache[library.identity] { return earlier }
-            let result = Result { () throws(MissiveError) in try instantiate(library, path: path) }
+            let result = Result { () throws(MissiveError) in try instantiate(library, path: path, identity: identity, site: site) }
             cache[library.identity] = result
             return result
         }.get()
     }
 
-    private static func instantiate(_ library: DynamicLibrary, path: String) throws(MissiveError) -> PluginProbe {
+    private static func instantiate(_ library: DynamicLibrary, path: String, identity: FileIdentity?, site: CrashGuard.Site) throws(MissiveError) -> PluginProbe {
         guard let entryAddress = library.symbol(MISSIVE_ENTRY_SYMBOL) else {
             throw MissiveError(.missingEntry, "the library does not export \(MISSIVE_ENTRY_SYMBOL)", file: path)
         }
         let entry = unsafeBitCast(entryAddress, to: missive_plugin_entry_fn.self)
-        guard let descriptor = host.withPointer({ entry($0) }) else {
+        guard let descriptor = CrashGuard.run(site, .entry, { host.withPointer { entry($0) } }) else {
             throw MissiveError(.missingEntry, "\(MISSIVE_ENTRY_SYMBOL) returned no descriptor (the plugin refused this host)", file: path)
         }
         let raw = UnsafeRawPointer(descriptor)
@@ -192,7 +200,7 @@ public enum PluginLoader {
         }
         let partial = PluginProbe(
             path: path, abiVersion: abiVersion, name: text(plugin.name), version: text(plugin.version), vendor: text(plugin.vendor),
-            containers: [], types: [], actions: [], library: library)
+            containers: [], types: [], actions: [], library: library, site: site)
         var containers: [Result<MessageContainer, MissiveError>] = []
         for index in 0..<Int(plugin.container_count) {
             containers.append(Result { () throws(MissiveError) in try readContainer(plugin.containers[index], index: index, path: path) })
@@ -202,11 +210,11 @@ public enum PluginLoader {
             guard let type = plugin.types[index] else {
                 throw MissiveError(.invalidDescriptor, "type \(index) of the descriptor is NULL", file: path)
             }
-            types.append(Result { () throws(MissiveError) in try PluginType(type, plugin: partial.info) })
+            types.append(Result { () throws(MissiveError) in try PluginType(type, plugin: partial.info, identity: identity) })
         }
         return PluginProbe(
             path: path, abiVersion: abiVersion, name: partial.name, version: partial.version, vendor: partial.vendor, containers: containers,
-            types: types, actions: PluginActions.read(plugin, path: path), library: library)
+            types: types, actions: CrashGuard.run(site, .entry) { PluginActions.read(plugin, path: path) }, library: library, site: site)
     }
 
     /// Reads one container descriptor: its size first, then its fields.

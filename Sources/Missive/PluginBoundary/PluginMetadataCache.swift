@@ -34,9 +34,10 @@ struct FileIdentity: Hashable, Sendable {
 /// C	objectName	key	keyKind
 /// T	objectName	businessID (empty for none)	persistence	media (0 or 1)	container (empty for none)
 /// A	kind	objectName	id	title	icon	priority	yields	signature	symbol (empty for none)
+/// S	passed or failed	sha256 of the file	Missive version that scanned it	reason (empty when passed)
 /// ```
-/// Each `P` line is followed by its plugin's `C`, `T` and `A` lines. A cache of another format version is
-/// ignored and rewritten.
+/// Each `P` line is followed by its plugin's `C`, `T`, `A` and `S` lines. The `S` line is the
+/// ``PluginScanner``'s verdict. A cache of another format version is ignored and rewritten.
 public final class PluginMetadataCache: Sendable {
     /// The file the cache is kept in.
     public let file: String
@@ -45,6 +46,27 @@ public final class PluginMetadataCache: Sendable {
         var identity: FileIdentity
         var metadata: PluginMetadata
         var used: Bool
+        var scan: ScanRecord?
+    }
+
+    /// What the plugin scanner found for one version of a file.
+    struct ScanRecord: Sendable, Equatable {
+        /// Whether the file passed.
+        var passed: Bool
+        /// The SHA-256 of the file's content, in hexadecimal.
+        var contentHash: String
+        /// The Missive version that scanned it; another version scans again.
+        var hostVersion: String
+        /// Why it failed; empty when it passed.
+        var reason: String
+    }
+
+    /// A plugin file the scanner blacklisted.
+    public struct BlacklistedFile: Sendable, Hashable {
+        /// The file.
+        public let path: String
+        /// Why: how its scan crashed, exited or hung.
+        public let reason: String
     }
 
     private struct State: Sendable {
@@ -53,9 +75,12 @@ public final class PluginMetadataCache: Sendable {
         var changed = false
         var hits = 0
         var misses = 0
+        /// Scan failures of entries replaced because their file changed, by path: a file whose content is
+        /// the same stays blacklisted.
+        var replacedFailures: [String: ScanRecord] = [:]
     }
 
-    private static let header = "missive-plugin-metadata-cache\t4"
+    private static let header = "missive-plugin-metadata-cache\t5"
     /// Entries for files not seen by a discovery are kept only while the cache holds fewer than this many.
     private static let capacity = 2_000
     private let state = Mutex(State())
@@ -85,10 +110,7 @@ public final class PluginMetadataCache: Sendable {
     /// file and remembered; and whether it came from the cache.
     func lookUp(_ path: String, identity: FileIdentity) throws(MissiveError) -> (metadata: PluginMetadata, fromCache: Bool) {
         let cached: PluginMetadata? = state.withLock { state in
-            if !state.loaded {
-                state.entries = Self.read(file) ?? [:]
-                state.loaded = true
-            }
+            loadIfNeeded(&state)
             guard let entry = state.entries[path], entry.identity == identity else { return nil }
             state.entries[path]?.used = true
             state.hits += 1
@@ -97,11 +119,76 @@ public final class PluginMetadataCache: Sendable {
         if let cached { return (cached, true) }
         let metadata = try PluginMetadata.read(fromFile: path)
         state.withLock { state in
+            if let failure = state.entries[path]?.scan, !failure.passed { state.replacedFailures[path] = failure }
             state.entries[path] = Entry(identity: identity, metadata: metadata, used: true)
             state.changed = true
             state.misses += 1
         }
         return (metadata, false)
+    }
+
+    private func loadIfNeeded(_ state: inout State) {
+        guard !state.loaded else { return }
+        state.entries = Self.read(file) ?? [:]
+        state.loaded = true
+    }
+
+    /// The scanner's verdict on the file at `path` as it is now (`identity`), by this version of Missive.
+    func scanRecord(_ path: String, identity: FileIdentity) -> ScanRecord? {
+        state.withLock { state in
+            loadIfNeeded(&state)
+            guard let entry = state.entries[path], entry.identity == identity, let scan = entry.scan, scan.hostVersion == MissiveVersion.string else {
+                return nil
+            }
+            return scan
+        }
+    }
+
+    /// The failed scan of an earlier version of the file at `path`, if it had one.
+    func earlierFailure(_ path: String) -> ScanRecord? {
+        state.withLock { $0.replacedFailures[path] }
+    }
+
+    /// Remembers the scanner's verdict on the file at `path` as it is now.
+    func record(_ scan: ScanRecord, for path: String, identity: FileIdentity) {
+        state.withLock { state in
+            loadIfNeeded(&state)
+            guard state.entries[path]?.identity == identity else { return }
+            state.entries[path]?.scan = scan
+            state.replacedFailures[path] = nil
+            state.changed = true
+        }
+    }
+
+    /// The files the scanner blacklisted, by path; an entry whose file changed since is still listed, as
+    /// its next scan decides.
+    public func blacklisted() -> [BlacklistedFile] {
+        state.withLock { state in
+            loadIfNeeded(&state)
+            return state.entries.compactMap { path, entry in
+                guard let scan = entry.scan, !scan.passed else { return nil }
+                return BlacklistedFile(path: path, reason: scan.reason)
+            }.sorted { $0.path < $1.path }
+        }
+    }
+
+    /// Forgets the scanner's verdicts on `paths` (every file when `nil`), so that they are scanned again at
+    /// the next start, and saves the cache; returns the blacklisted files it released.
+    public func clearScans(_ paths: [String]? = nil) -> [BlacklistedFile] {
+        let names = paths.map { Set($0 + $0.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }) }
+        let released: [BlacklistedFile] = state.withLock { state in
+            loadIfNeeded(&state)
+            var released: [BlacklistedFile] = []
+            for (path, entry) in state.entries where names?.contains(path) ?? true {
+                guard let scan = entry.scan else { continue }
+                if !scan.passed { released.append(BlacklistedFile(path: path, reason: scan.reason)) }
+                state.entries[path]?.scan = nil
+                state.changed = true
+            }
+            return released.sorted { $0.path < $1.path }
+        }
+        save()
+        return released
     }
 
     /// Writes the cache back if it changed, dropping entries this discovery did not use once it is full.
@@ -128,6 +215,9 @@ public final class PluginMetadataCache: Sendable {
                     lines.append(["A", action.kind.rawValue, action.objectName, action.id, action.title, action.icon, "\(action.priority)",
                                   action.yields.rawValue, action.signature, action.symbol ?? ""].map(Self.escape).joined(separator: "\t"))
                 }
+                if let scan = entry.scan {
+                    lines.append(["S", scan.passed ? "passed" : "failed", scan.contentHash, scan.hostVersion, scan.reason].map(Self.escape).joined(separator: "\t"))
+                }
             }
             return lines.joined(separator: "\n") + "\n"
         }
@@ -147,9 +237,9 @@ public final class PluginMetadataCache: Sendable {
         let lines = bytes.split(separator: 0x0A)
         guard let first = lines.first, first.elementsEqual(header.utf8) else { return nil }
         var entries: [String: Entry] = [:]
-        var current: (path: String, identity: FileIdentity, metadata: PluginMetadata)?
+        var current: (path: String, identity: FileIdentity, metadata: PluginMetadata, scan: ScanRecord?)?
         func finish() {
-            if let current { entries[current.path] = Entry(identity: current.identity, metadata: current.metadata, used: false) }
+            if let current { entries[current.path] = Entry(identity: current.identity, metadata: current.metadata, used: false, scan: current.scan) }
         }
         for line in lines.dropFirst() {
             let fields = line.split(separator: 0x09, omittingEmptySubsequences: false)
@@ -163,7 +253,7 @@ public final class PluginMetadataCache: Sendable {
                 let swift = text(fields[12])
                 current = (text(fields[1]), FileIdentity(device: device, inode: inode, size: size, seconds: seconds, nanoseconds: nanoseconds),
                            PluginMetadata(name: text(fields[7]), version: text(fields[8]), vendor: text(fields[9]), abiMajor: abi,
-                                          abiMinor: abiMinor, swiftVersion: swift.isEmpty ? nil : swift, types: []))
+                                          abiMinor: abiMinor, swiftVersion: swift.isEmpty ? nil : swift, types: []), nil)
             case UInt8(ascii: "C"):
                 guard fields.count == 4, current != nil, let kind = MessageContainer.KeyKind(rawValue: text(fields[3])) else { return nil }
                 current!.metadata.containers.append(MessageContainer(objectName: text(fields[1]), key: text(fields[2]), keyKind: kind))
@@ -182,6 +272,11 @@ public final class PluginMetadataCache: Sendable {
                 current!.metadata.actions.append(
                     PluginMetadata.ActionEntry(kind: kind, objectName: text(fields[2]), id: text(fields[3]), title: text(fields[4]), icon: text(fields[5]),
                                                priority: priority, yields: yields, signature: text(fields[8]), symbol: symbol.isEmpty ? nil : symbol))
+            case UInt8(ascii: "S"):
+                guard fields.count == 5, current != nil else { return nil }
+                let verdict = text(fields[1])
+                guard verdict == "passed" || verdict == "failed" else { return nil }
+                current!.scan = ScanRecord(passed: verdict == "passed", contentHash: text(fields[2]), hostVersion: text(fields[3]), reason: text(fields[4]))
             default:
                 return nil
             }
@@ -191,26 +286,7 @@ public final class PluginMetadataCache: Sendable {
     }
 
     /// A field's text, unescaped.
-    private static func text(_ field: ArraySlice<UInt8>) -> String {
-        guard field.contains(UInt8(ascii: "\\")) else { return String(decoding: field, as: UTF8.self) }
-        var out: [UInt8] = []
-        var escaping = false
-        for byte in field {
-            if escaping {
-                out.append(byte == UInt8(ascii: "t") ? 0x09 : byte == UInt8(ascii: "n") ? 0x0A : byte)
-                escaping = false
-            } else if byte == UInt8(ascii: "\\") {
-                escaping = true
-            } else {
-                out.append(byte)
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    private static func text(_ field: ArraySlice<UInt8>) -> String { JournalText.unescape(field) }
 
-    private static func escape(_ text: String) -> String {
-        guard text.contains(where: { $0 == "\\" || $0 == "\t" || $0 == "\n" }) else { return text }
-        return text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\n", with: "\\n")
-    }
-
+    private static func escape(_ text: String) -> String { JournalText.escape(text) }
 }

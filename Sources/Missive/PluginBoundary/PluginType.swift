@@ -73,9 +73,11 @@ package final class PluginType: @unchecked Sendable {
     private let wordsFunction: WriteFunction?
     private let mediaFunction: MediaFunction?
     private let viewFunction: ViewFunction?
+    /// What the crash guard records while one of the type's functions runs.
+    let site: CrashGuard.Site
 
     /// Reads one type descriptor: its size first, then the fields that size covers.
-    init(_ type: UnsafePointer<missive_type>, plugin: PluginInfo) throws(MissiveError) {
+    init(_ type: UnsafePointer<missive_type>, plugin: PluginInfo, identity: FileIdentity? = nil) throws(MissiveError) {
         func invalid(_ message: String, _ name: String? = nil) -> MissiveError {
             MissiveError(.invalidDescriptor, message, file: plugin.path, objectName: name)
         }
@@ -135,6 +137,7 @@ package final class PluginType: @unchecked Sendable {
         self.wordsFunction = descriptor.searchable_words
         self.mediaFunction = isMedia ? descriptor.media : nil
         (self.viewFunction, self.viewExtensionProblem) = Self.viewExtension(descriptor.get_extension, context: descriptor.context)
+        self.site = CrashGuard.site(path: plugin.path, identity: identity, objectName: name)
     }
 
     /// The view function of the type's `missive.view.v1` extension, if it offers a usable one.
@@ -173,8 +176,8 @@ package final class PluginType: @unchecked Sendable {
     /// reason the plugin gave.
     package func decode(_ content: UnsafeBufferPointer<UInt8>, received: [UInt8]? = nil) -> Result<PluginContent, MissiveError> {
         var handle: OpaquePointer?
-        let (status, reason, _) = PluginSinks.collectingBytes { errorSink in
-            decodeFunction(context, content.baseAddress, content.count, &handle, errorSink)
+        let (status, reason, _) = CrashGuard.run(site, .decode) {
+            PluginSinks.collectingBytes { errorSink in decodeFunction(context, content.baseAddress, content.count, &handle, errorSink) }
         }
         // Ownership of a handle passes to the host only with MISSIVE_OK; anything else left in it is ignored.
         guard status == MISSIVE_OK, let handle else {
@@ -202,27 +205,27 @@ package final class PluginType: @unchecked Sendable {
         }
     }
 
-    fileprivate func release(_ handle: OpaquePointer) { releaseFunction(context, handle) }
+    fileprivate func release(_ handle: OpaquePointer) { CrashGuard.run(site, .release) { releaseFunction(context, handle) } }
 
     fileprivate func encode(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?) {
-        PluginSinks.collectingBytes { encodeFunction(context, handle, $0) }
+        CrashGuard.run(site, .encode) { PluginSinks.collectingBytes { encodeFunction(context, handle, $0) } }
     }
 
     fileprivate func digest(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?) {
-        PluginSinks.collectingBytes { digestFunction(context, handle, $0) }
+        CrashGuard.run(site, .digest) { PluginSinks.collectingBytes { digestFunction(context, handle, $0) } }
     }
 
     fileprivate func pushContent(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?)? {
-        pushFunction.map { push in PluginSinks.collectingBytes { push(context, handle, $0) } }
+        pushFunction.map { push in CrashGuard.run(site, .push) { PluginSinks.collectingBytes { push(context, handle, $0) } } }
     }
 
     fileprivate func searchableWords(_ handle: OpaquePointer) -> (status: Int32, pieces: [[UInt8]], reason: String?)? {
-        wordsFunction.map { words in PluginSinks.collectingPieces { words(context, handle, $0) } }
+        wordsFunction.map { words in CrashGuard.run(site, .words) { PluginSinks.collectingPieces { words(context, handle, $0) } } }
     }
 
     fileprivate func media(_ handle: OpaquePointer) -> Result<MediaReference?, MissiveError> {
         guard let mediaFunction else { return .success(nil) }
-        let result = PluginSinks.collectingMedia { mediaFunction(context, handle, $0) }
+        let result = CrashGuard.run(site, .media) { PluginSinks.collectingMedia { mediaFunction(context, handle, $0) } }
         guard result.status == MISSIVE_OK else {
             if result.status == MISSIVE_ABSENT { return .success(nil) }
             return .failure(failure("media", result.status, result.reason))
@@ -235,7 +238,7 @@ package final class PluginType: @unchecked Sendable {
     }
 
     fileprivate func view(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?)? {
-        viewFunction.map { view in PluginSinks.collectingBytes { view(context, handle, $0) } }
+        viewFunction.map { view in CrashGuard.run(site, .view) { PluginSinks.collectingBytes { view(context, handle, $0) } } }
     }
 
     /// The error for a function that failed, with the plugin's reason when it gave one.
@@ -370,7 +373,9 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
     package func run(_ action: PluginAction, through function: ActionFunction? = nil, _ values: [ActionValue]) -> ActionOutput? {
         guard action.type === type else { return nil }
         let function = function ?? action.function
-        return ActionOutput(PluginSinks.collectingBytes { sink in function.call(message: handle, values: values, sink: UnsafeRawPointer(sink)) })
+        return ActionOutput(CrashGuard.run(type.site, .action) {
+            PluginSinks.collectingBytes { sink in function.call(message: handle, values: values, sink: UnsafeRawPointer(sink)) }
+        })
     }
 
     // MARK: Raw results, as the plugin gave them, for conformance checks

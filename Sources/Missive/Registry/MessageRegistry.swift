@@ -498,7 +498,7 @@ public struct PluginDiscovery: Sendable, CustomStringConvertible {
     }
 }
 
-/// What ``MessageRegistry/discover(searchPath:includeBuiltIns:metadataCache:loading:logger:)`` found: the
+/// What ``MessageRegistry/discover(searchPath:includeBuiltIns:metadataCache:loading:protection:logger:)`` found: the
 /// registry, the plugins loaded, and every file or type refused.
 public struct DiscoveryResult: Sendable, CustomStringConvertible {
     /// The registry, built-in types first, then plugin types in search order.
@@ -535,13 +535,15 @@ extension MessageRegistry.Builder {
     ///
     /// - Parameters:
     ///   - searchPath: the folders to search; by default the standard search path.
-    ///   - metadataCache: a cache of plugin metadata, or `nil` to read every file.
+    ///   - metadataCache: a cache of plugin metadata, or `nil` to read every file. It also keeps the
+    ///     scanner's verdicts; without it, every file is scanned at every start.
     ///   - loading: load every plugin now (``PluginLoading/eager``, the default) or on first use.
+    ///   - protection: the plugin scanner and the crash quarantine; none by default.
     ///   - logger: where to log refusals (warning), loads and decisions (debug), cache use (trace) and a
     ///     summary (info); `nil` logs nothing. The refusals are returned either way.
     public mutating func discoverPlugins(
         searchPath: PluginSearchPath = .standard(), metadataCache: PluginMetadataCache? = nil, loading: PluginLoading = .eager,
-        logger: Logger? = nil
+        protection: PluginProtection = .none, logger: Logger? = nil
     ) -> PluginDiscovery {
         let (files, problems) = searchPath.candidates()
         logger?.debug("searching for plugins", metadata: ["missive.searchPath": "\(searchPath.entries.map(\.directory).joined(separator: ":"))"])
@@ -567,15 +569,23 @@ extension MessageRegistry.Builder {
         var plugins: [LoadedPlugin] = []
         var deferred: [PluginInfo] = []
         defer { metadataCache?.save() }
+        var found: [(file: String, identity: FileIdentity, metadata: Result<PluginMetadata, MissiveError>)] = []
         for (file, identity) in files {
-            do {
-                let metadata: PluginMetadata
-                if let metadataCache {
-                    let (cached, fromCache) = try metadataCache.lookUp(file, identity: identity)
-                    metadata = cached
-                    logger?.trace(fromCache ? "metadata from the cache" : "metadata read from the file", metadata: ["missive.file": "\(file)"])
-                } else {
-                    metadata = try PluginMetadata.read(fromFile: file)
+            let metadata = Result { () throws(MissiveError) -> PluginMetadata in
+                guard let metadataCache else { return try PluginMetadata.read(fromFile: file) }
+                let (cached, fromCache) = try metadataCache.lookUp(file, identity: identity)
+                logger?.trace(fromCache ? "metadata from the cache" : "metadata read from the file", metadata: ["missive.file": "\(file)"])
+                return cached
+            }
+            found.append((file, identity, metadata))
+        }
+        let withheld = PluginGate(protection: protection, metadataCache: metadataCache, logger: logger).withheld(found)
+        for (file, _, result) in found {
+            do throws(MissiveError) {
+                let metadata = try result.get()
+                if let refusal = withheld[file] {
+                    register(DeferredPlugin(path: file, metadata: metadata, refusal: refusal)).forEach(refuse)
+                    throw refusal
                 }
                 if loading == .lazy {
                     try PluginLoader.checkSupported(metadata, path: file, logger: logger)
@@ -605,14 +615,15 @@ extension MessageRegistry {
     /// Finds, loads and registers every plugin on a search path, after the built-in types.
     ///
     /// A shortcut for a ``Builder`` that registers nothing of the host's own; see
-    /// ``Builder/discoverPlugins(searchPath:metadataCache:loading:logger:)`` for how discovery goes and how to
+    /// ``Builder/discoverPlugins(searchPath:metadataCache:loading:protection:logger:)`` for how discovery goes and how to
     /// add a host's Swift types.
     public static func discover(
         searchPath: PluginSearchPath = .standard(), includeBuiltIns: Bool = true, metadataCache: PluginMetadataCache? = nil,
-        loading: PluginLoading = .eager, logger: Logger? = nil
+        loading: PluginLoading = .eager, protection: PluginProtection = .none, logger: Logger? = nil
     ) -> DiscoveryResult {
         var builder = Builder(includeBuiltIns: includeBuiltIns)
-        let discovery = builder.discoverPlugins(searchPath: searchPath, metadataCache: metadataCache, loading: loading, logger: logger)
+        let discovery = builder.discoverPlugins(
+            searchPath: searchPath, metadataCache: metadataCache, loading: loading, protection: protection, logger: logger)
         return DiscoveryResult(
             registry: builder.build(), plugins: discovery.plugins, deferredPlugins: discovery.deferredPlugins, rejections: discovery.rejections)
     }

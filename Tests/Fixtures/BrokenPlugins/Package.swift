@@ -19,6 +19,9 @@ let brokenPlugins = [
     // The actions extension (missive.actions.v1): one fixture for each action check that can fail.
     "ActionBadSignature", "ActionMissingSymbol", "ActionMetadataMismatch", "ActionInvalidResult", "ActionBadURL", "ActionNoExamples",
     "ActionCrashesOnOddString", "ActionThreadUnsafe",
+    // Crashes a host must survive (the plugin scanner and the crash quarantine): in the entry, in an
+    // initializer, and in decode on one message only.
+    "CrashInEntry", "AbortInInitializer", "AbortOnMessage",
 ]
 
 /// Valid plugins for what the samples do not show: a container with an integer key, a view with an element

@@ -127,11 +127,16 @@ enum Fixtures {
     }
 
     /// Runs the built `missive` executable with an array of arguments, optionally in another folder.
+    ///
+    /// Each run gets a crash journal of its own (`MISSIVE_QUARANTINE`), so that a plugin one test crashes
+    /// on purpose is never quarantined for another; tests of the quarantine pass one in `environment`.
     static func missive(
         _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:], directory: String? = nil
     ) throws -> Run {
+        let journal = NSTemporaryDirectory() + "missive-tests-crashes-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: journal) }
         let environment = ProcessInfo.processInfo.environment.filter { $0.key != PluginSearchPath.environmentVariable }
-            .merging(["MISSIVE_METADATA_CACHE": cliMetadataCache]) { _, new in new }
+            .merging(["MISSIVE_METADATA_CACHE": cliMetadataCache, "MISSIVE_QUARANTINE": journal]) { _, new in new }
             .merging(extra) { _, new in new }
         return try run(buildDirectory + "/missive", arguments, input: input, directory: directory, environment: environment, inherit: false)
     }

@@ -1,0 +1,71 @@
+import CMissiveGuard
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Marks the threads that run plugin code, so that a fatal signal inside a plugin is written to the
+/// quarantine journal before the process dies. See ``PluginQuarantine``.
+///
+/// Every call into a plugin (its initialisers, its entry, each type function and each action) runs inside
+/// ``run(_:_:_:)``, which costs two stores to a thread-local variable. The marks are always kept; they are
+/// only read by the signal handler that ``PluginQuarantine`` installs.
+enum CrashGuard {
+    /// What a plugin is running when a signal arrives.
+    enum Operation: Int32 {
+        case load = 1, entry, decode, release, encode, digest, push, words, media, view, action
+
+        /// The name the journal records.
+        var name: String {
+            switch self {
+            case .load: "load"
+            case .entry: "entry"
+            case .decode: "decode"
+            case .release: "release"
+            case .encode: "encode"
+            case .digest: "digest"
+            case .push: "push"
+            case .words: "words"
+            case .media: "media"
+            case .view: "view"
+            case .action: "action"
+            }
+        }
+
+        init?(name: some StringProtocol) {
+            guard let operation = (1...11).lazy.compactMap({ Operation(rawValue: $0) }).first(where: { $0.name == name }) else { return nil }
+            self = operation
+        }
+    }
+
+    /// One plugin file, or one of its types: the journal record written for it. Sites are made once per
+    /// load and never freed, like the plugins themselves.
+    struct Site: @unchecked Sendable {
+        fileprivate let pointer: OpaquePointer?
+
+        /// A site that records nothing (for code that runs no plugin, and where memory ran out).
+        static let none = Site(pointer: nil)
+    }
+
+    /// The site of a plugin file, or of one of its types when `objectName` is given.
+    static func site(path: String, identity: FileIdentity?, objectName: String?) -> Site {
+        let record = PluginQuarantine.record(path: path, identity: identity, objectName: objectName)
+        let bytes = Array(record.utf8)
+        return bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { Site(pointer: missive_guard_site_create($0.baseAddress, $0.count)) }
+        }
+    }
+
+    /// Runs `body` with the calling thread marked as running `site`'s `operation`.
+    @inline(__always)
+    static func run<Result, Failure: Error>(_ site: Site, _ operation: Operation, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        let previous = missive_guard_enter(site.pointer, operation.rawValue)
+        defer { missive_guard_leave(previous) }
+        return try body()
+    }
+
+    /// Installs the signal handler, writing to `journal` (a descriptor opened for appending); installing
+    /// again only moves it to another journal. Returns `errno` on failure.
+    static func install(journal: Int32) -> Int32? {
+        missive_guard_install(journal) == 0 ? nil : errno
+    }
+}

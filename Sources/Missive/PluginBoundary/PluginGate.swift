@@ -1,0 +1,73 @@
+import Logging
+
+/// Decides, before any plugin code runs in the host, which discovered files to withhold: those a crash
+/// quarantined and those the scanner blacklists (scanning the new and changed ones first).
+struct PluginGate {
+    let protection: PluginProtection
+    let metadataCache: PluginMetadataCache?
+    let logger: Logger?
+
+    /// The files to withhold, with the refusal to report for each.
+    func withheld(_ found: [(file: String, identity: FileIdentity, metadata: Result<PluginMetadata, MissiveError>)]) -> [String: MissiveError] {
+        var withheld: [String: MissiveError] = [:]
+        var crashes: [PluginQuarantine.Crash] = []
+        if let quarantine = protection.quarantine {
+            do {
+                crashes = try quarantine.arm()
+            } catch {
+                logger?.warning("crashes in plugins will not be recorded: \(error.message)", metadata: ["missive.file": "\(quarantine.file)"])
+            }
+        }
+        var unscanned: [(file: String, identity: FileIdentity)] = []
+        for (file, identity, result) in found {
+            // A file the loader refuses before running it needs neither a quarantine nor a scan.
+            guard case .success(let metadata) = result, (try? PluginLoader.checkSupported(metadata, path: file, logger: nil)) != nil else { continue }
+            if let quarantine = protection.quarantine, let crash = quarantine.crash(quarantining: file, identity: identity, in: crashes) {
+                withheld[file] = MissiveError(
+                    .quarantined,
+                    "quarantined: it crashed a host with \(crash), so it is not loaded until the file changes or the quarantine is cleared "
+                        + "(missive quarantine clear)",
+                    file: file)
+                continue
+            }
+            guard protection.scanner != nil else { continue }
+            if let record = metadataCache?.scanRecord(file, identity: identity) {
+                if !record.passed { withheld[file] = blacklisted(file, record.reason) }
+                continue
+            }
+            // A file that failed keeps failing while its content is the same, whatever its timestamps say.
+            if let failure = metadataCache?.earlierFailure(file), failure.hostVersion == MissiveVersion.string,
+               PluginProtection.contentHash(of: file) == failure.contentHash
+            {
+                metadataCache?.record(failure, for: file, identity: identity)
+                withheld[file] = blacklisted(file, failure.reason)
+                continue
+            }
+            unscanned.append((file, identity))
+        }
+        guard let scanner = protection.scanner, !unscanned.isEmpty else { return withheld }
+        logger?.debug("scanning new or changed plugin files in child processes", metadata: ["missive.count": "\(unscanned.count)"])
+        for ((file, identity), verdict) in zip(unscanned, scanner.scan(unscanned.map(\.file))) {
+            let hash = PluginProtection.contentHash(of: file) ?? ""
+            switch verdict {
+            case .passed:
+                metadataCache?.record(.init(passed: true, contentHash: hash, hostVersion: MissiveVersion.string, reason: ""), for: file, identity: identity)
+                logger?.trace("the plugin scanner passed the file", metadata: ["missive.file": "\(file)"])
+            case .failed(let reason):
+                metadataCache?.record(.init(passed: false, contentHash: hash, hostVersion: MissiveVersion.string, reason: reason), for: file, identity: identity)
+                withheld[file] = blacklisted(file, reason)
+            case .unavailable(let reason):
+                logger?.warning("the plugin scanner could not run, so the file loads unscanned: \(reason)", metadata: ["missive.file": "\(file)"])
+            }
+        }
+        return withheld
+    }
+
+    private func blacklisted(_ file: String, _ reason: String) -> MissiveError {
+        MissiveError(
+            .quarantined,
+            "blacklisted by the plugin scanner: its scan \(reason); it is scanned again when the file changes or the quarantine is cleared "
+                + "(missive quarantine clear)",
+            file: file)
+    }
+}
