@@ -13,6 +13,7 @@ struct MissiveBench {
             let arguments = Array(CommandLine.arguments.dropFirst())
             switch arguments.first {
             case "startup-child": try Startup.child(mode: arguments[1], directory: arguments[2])
+            case "scan-plugin": exit(PluginScanner.runScan(arguments: Array(arguments.dropFirst())))
             case "memory-child": try Memory.child(samples: arguments[1], generated: arguments[2], messages: Int(arguments[3])!)
             case "profile-decode": try profileDecode(decoder: arguments[1], plugins: arguments[2], messages: Int(arguments[3])!)
             default: try await run(Options(arguments))
@@ -109,6 +110,8 @@ struct MissiveBench {
         print("| Missive: discover, read metadata, load, validate, register | \(startup.missive.summary(2)) | \(format(startup.missive.median / startup.floor.median, 2)) |")
         print("| Missive with a warm metadata cache | \(startup.cached.summary(2)) | \(format(startup.cached.median / startup.floor.median, 2)) |")
         print("| Missive, lazy loading, warm metadata cache (no plugin loaded yet) | \(startup.lazy.summary(2)) | \(format(startup.lazy.median / startup.floor.median, 2)) |")
+        print("| Missive with a warm cache, scanner and crash quarantine on, no file changed | \(startup.protected.summary(2)) | \(format(startup.protected.median / startup.floor.median, 2)) |")
+        print("| the same with \(Startup.changedFiles) files changed (each scanned in a child process) | \(startup.protectedChanged.summary(2)) | \(format(startup.protectedChanged.median / startup.floor.median, 2)) |")
         print("")
     }
 

@@ -94,6 +94,17 @@ enum Startup {
             guard result.rejections.isEmpty else { throw BenchError("rejections: \(result.rejections.prefix(3))") }
             if let cache, cache.statistics.misses > 0 && cache.statistics.hits > 0 { throw BenchError("cache only partly warm") }
             loaded = result.plugins.count + result.deferredPlugins.count
+        case "protected", "protected-changed":
+            // Eager, with a warm metadata cache, the crash quarantine armed and the scanner on: this
+            // executable scans (`scan-plugin`). With "-changed", the parent touched `changedFiles` files first.
+            let protection = PluginProtection(
+                scanner: PluginScanner(command: [try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), "scan-plugin"]),
+                quarantine: PluginQuarantine(file: directory + "/.crashes"))
+            let result = MessageRegistry.discover(
+                searchPath: PluginSearchPath(entries: [.init(directory: directory, source: .explicit)]),
+                metadataCache: PluginMetadataCache(file: directory + "/.protected-cache"), protection: protection)
+            guard result.rejections.isEmpty else { throw BenchError("rejections: \(result.rejections.prefix(3))") }
+            loaded = result.plugins.count
         default:
             throw BenchError("unknown startup mode \(mode)")
         }
@@ -101,13 +112,29 @@ enum Startup {
         print("\(elapsed) \(loaded)")
     }
 
+    /// How many files the "protected-changed" mode finds changed (and scans) at each start.
+    static let changedFiles = 10
+
+    /// What one startup measurement gave, per mode, in milliseconds.
+    struct Measurements {
+        var floor: Samples, missive: Samples, cached: Samples, lazy: Samples, protected: Samples, protectedChanged: Samples
+        var files: Int
+    }
+
     /// Runs each mode `runs` times, alternating, each in a fresh process.
-    static func measure(directory: String, runs: Int) throws -> (floor: Samples, missive: Samples, cached: Samples, lazy: Samples, files: Int) {
-        var floor: [Double] = [], missive: [Double] = [], cached: [Double] = [], lazy: [Double] = []
+    static func measure(directory: String, runs: Int) throws -> Measurements {
+        var floor: [Double] = [], missive: [Double] = [], cached: [Double] = [], lazy: [Double] = [], protected: [Double] = [], changed: [Double] = []
         var files = 0
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".so") }.sorted()
         for run in 0..<(runs + 1) {
-            let modes = ["floor", "missive", "missive-cached", "missive-lazy"]
+            let modes = ["floor", "missive", "missive-cached", "missive-lazy", "protected", "protected-changed"]
             for mode in run % 2 == 0 ? modes : modes.reversed() {
+                if mode == "protected-changed" {
+                    // A new modification time makes a new identity: these files are scanned again.
+                    for name in names.prefix(changedFiles) {
+                        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: directory + "/" + name)
+                    }
+                }
                 let output = try runSelf(["startup-child", mode, directory])
                 let fields = output.split(separator: " ")
                 guard fields.count == 2, let milliseconds = Double(fields[0]), let count = Int(fields[1]) else {
@@ -119,11 +146,15 @@ enum Startup {
                 case "floor": floor.append(milliseconds)
                 case "missive": missive.append(milliseconds)
                 case "missive-cached": cached.append(milliseconds)
-                default: lazy.append(milliseconds)
+                case "missive-lazy": lazy.append(milliseconds)
+                case "protected": protected.append(milliseconds)
+                default: changed.append(milliseconds)
                 }
             }
         }
-        return (Samples(values: floor), Samples(values: missive), Samples(values: cached), Samples(values: lazy), files)
+        return Measurements(
+            floor: Samples(values: floor), missive: Samples(values: missive), cached: Samples(values: cached), lazy: Samples(values: lazy),
+            protected: Samples(values: protected), protectedChanged: Samples(values: changed), files: files)
     }
 }
 
