@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // SQLite (Debian's libsqlite3-dev) for the store.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // Ed25519 and SHA-256 for signed plugins (the Crypto product only: BoringSSL, no ASN.1).
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // The C ABI: one versioned header.
@@ -50,7 +52,10 @@ let package = Package(
         // The host library.
         .target(
             name: "Missive",
-            dependencies: ["MissiveCore", "CMissivePlugin", "CFFI", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "MissiveCore", "CMissivePlugin", "CFFI", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSwift
         ),
 
