@@ -244,7 +244,7 @@ import Testing
         let refused = try #require(try Self.refusal(PluginTrustPolicy(mode: .require, trustedKeys: trusted), plugin))
         #expect(refused.code == .unsignedPlugin)
         #expect(refused.file == plugin)
-        #expect(refused.message == "unsigned: there is no signature file \(plugin).sig")
+        #expect(refused.message == "not signed: there is no signature file \(plugin).sig")
 
         let warned = try PluginTrustPolicy(mode: .warn, trustedKeys: trusted).admit(file: plugin, metadata: metadata)
         #expect(warned.warnings.map(\.code) == [.unsignedPlugin])
@@ -493,7 +493,7 @@ import Testing
         // Under require an unsigned plugin is refused before anything of it runs, and nothing is installed.
         let refused = try install("require", unsigned)
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("\(unsigned): refused: [unsigned-plugin] unsigned: there is no signature file \(unsigned).sig"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("\(unsigned): refused: [unsigned-plugin] not signed: there is no signature file \(unsigned).sig"), "\(refused.stderr)")
         #expect(home.files(home.userFolder).isEmpty)
         #expect(try Fixtures.missive(["install", unsigned, "--strictness", "1"], environment: home.environment.merging(["MISSIVE_TRUST": "sometimes"]) { _, new in new }).status == 2)
 
@@ -517,7 +517,7 @@ import Testing
         let bare = try lab.copy("CRating", into: try lab.folder("bare"))
         let warned = try install(nil, bare)
         #expect(warned.status == 0, "\(warned.stderr)")
-        #expect(warned.stderr.contains("warning: plugin not trusted: unsigned: there is no signature file \(bare).sig"), "\(warned.stderr)")
+        #expect(warned.stderr.contains("warning: plugin not trusted: not signed: there is no signature file \(bare).sig"), "\(warned.stderr)")
         #expect(home.files(home.userFolder) == ["libCRating.so"])
 
         // Uninstalling removes a signature with its plugin.

@@ -204,7 +204,7 @@ public struct SignatureVerification: Sendable {
                 file: path, signatureFile: signaturePath, status: status, signer: signer, trustedBy: trustedBy, signedStatement: signed, reason: reason)
         }
         guard TrustFiles.exists(signaturePath) else {
-            return result(.unsigned, "unsigned: there is no signature file \(signaturePath)")
+            return result(.unsigned, "not signed: there is no signature file \(signaturePath)")
         }
         let signature: PluginSignature
         do {
