@@ -39,8 +39,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // SQLite (Debian's libsqlite3-dev) for the store.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        // SHA-256 of plugin files (the scanner's verdicts) and Ed25519 signatures.
-        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // SHA-256 of plugin files (the scanner's verdicts and signatures) and Ed25519 (the Crypto product only:
+        // BoringSSL, no ASN.1).
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // The C ABI: one versioned header.

@@ -33,6 +33,13 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
             case noSuchMessage = "no-such-message"
             case invalidArgument = "invalid-argument"
             case invalidResult = "invalid-result"
+            case insecureFile = "insecure-file"
+            case unsignedPlugin = "unsigned-plugin"
+            case malformedSignature = "malformed-signature"
+            case badSignature = "bad-signature"
+            case modifiedAfterSigning = "modified-after-signing"
+            case untrustedKey = "untrusted-key"
+            case invalidKey = "invalid-key"
         }
 
         private let base: Base
@@ -93,6 +100,23 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidArgument = Code(.invalidArgument)
         /// An action returned content its type refuses, or a URL that is not http or https.
         public static let invalidResult = Code(.invalidResult)
+        /// The file-system checks refused a plugin file: the file, the folder holding it or a folder above is
+        /// writable by its group or by others, or belongs to another user who is not root (docs/TRUST.md).
+        public static let insecureFile = Code(.insecureFile)
+        /// The trust policy wants a signature, and the plugin file has none beside it (`FILE.sig`).
+        public static let unsignedPlugin = Code(.unsignedPlugin)
+        /// The signature file cannot be read, or is not in the signature format (or in a version of it this
+        /// Missive does not read).
+        public static let malformedSignature = Code(.malformedSignature)
+        /// The signature does not verify with the key it names: the signature file was altered or damaged.
+        public static let badSignature = Code(.badSignature)
+        /// The signature is good, but the plugin file (its SHA-256) or its metadata is not what was signed.
+        public static let modifiedAfterSigning = Code(.modifiedAfterSigning)
+        /// The signature is good and the file unchanged, but the key that signed it is not a trusted key.
+        public static let untrustedKey = Code(.untrustedKey)
+        /// A key file cannot be read, is not in the key format, or must not be used as it is (a private key
+        /// that others can read).
+        public static let invalidKey = Code(.invalidKey)
 
         /// The stable, kebab-case spelling used in JSON output, for example `duplicate-name`.
         public var description: String { base.rawValue }

@@ -17,7 +17,12 @@ extension MissiveCommand {
                 An installed copy of the same plugin is replaced atomically. A plugin that fails a check, whose \
                 names clash with another installed plugin, or that is older than the installed copy (without \
                 --allow-downgrade) is refused with the reason. Exit codes: 0 when every file was installed, 1 when \
-                any was refused, 2 for a usage error.
+                any was refused, 2 for a usage error. \
+                Before anything of a file runs, its signature is verified under the trust policy (MISSIVE_TRUST; \
+                by default warn once a trusted key is installed, off before; docs/TRUST.md): under require a \
+                plugin that is not signed by a trusted key, unchanged since, is refused with the reason, under \
+                warn the reason is logged and the plugin installed. A signature beside the file (FILE.sig) is \
+                installed with it; install signs nothing itself (`missive sign` does).
                 """)
 
         @Argument(help: "Plugin files (.so) to install.")
@@ -45,6 +50,7 @@ extension MissiveCommand {
         func run() throws {
             let installer = try MissiveCommand.installer(system: system)
             let logger = logging.logger()
+            let trust = try MissiveCommand.trustPolicy(logger: logger)
             var refused = 0
             for file in files {
                 let path = URL(fileURLWithPath: file).standardizedFileURL.path
@@ -54,7 +60,10 @@ extension MissiveCommand {
                     continue
                 }
                 do {
-                    let plan = try installer.plan(path, allowDowngrade: allowDowngrade)
+                    let plan = try installer.plan(path, allowDowngrade: allowDowngrade, trust: trust)
+                    for warning in plan.trustWarnings {
+                        logger.warning("plugin not trusted: \(warning.message)", metadata: ["missive.file": "\(file)", "missive.code": "\(warning.code)"])
+                    }
                     let failures = try check(plan, logger: logger)
                     guard failures.isEmpty else {
                         Console.error("\(file): refused: it fails the conformance checks at strictness \(strictness):")
@@ -65,6 +74,9 @@ extension MissiveCommand {
                     }
                     try installer.install(plan)
                     Console.out(summary(of: plan))
+                    if trust.checkFilePermissions, let problem = PluginFileSecurity.problem(with: plan.target, user: geteuid()) {
+                        logger.warning("installed, but hosts will refuse to load it: \(problem)", metadata: ["missive.file": "\(plan.target)"])
+                    }
                     for copy in plan.otherCopies {
                         logger.notice("another copy of the plugin is installed elsewhere; the first in the search path is used",
                                       metadata: ["missive.file": "\(copy.path)", "missive.version": "\(copy.metadata.version)"])
@@ -103,10 +115,11 @@ extension MissiveCommand {
 
         private func summary(of plan: PluginInstaller.Plan) -> String {
             let name = "\(plan.metadata.name) \(plan.metadata.version)"
-            guard let old = plan.replacing else { return "installed \(name) as \(plan.target)" }
-            if old.metadata.version == plan.metadata.version { return "reinstalled \(name) as \(plan.target)" }
+            let signed = plan.signature == nil ? "" : " (with its signature)"
+            guard let old = plan.replacing else { return "installed \(name) as \(plan.target)\(signed)" }
+            if old.metadata.version == plan.metadata.version { return "reinstalled \(name) as \(plan.target)\(signed)" }
             let direction = PluginInstaller.isVersion(plan.metadata.version, olderThan: old.metadata.version) ? "downgraded" : "upgraded"
-            return "\(direction) \(plan.metadata.name) \(old.metadata.version) → \(plan.metadata.version) as \(plan.target)"
+            return "\(direction) \(plan.metadata.name) \(old.metadata.version) → \(plan.metadata.version) as \(plan.target)\(signed)"
         }
     }
 

@@ -7,10 +7,12 @@ import Missive
 struct MissiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "missive",
-        abstract: "Load Missive message-type plugins, inspect them, decode envelopes through them, render conversations, perform actions and keep messages in a store.",
+        abstract: "Load Missive message-type plugins, inspect them, decode envelopes through them, render conversations, perform actions, keep messages in a store, and sign and verify plugins.",
         version: MissiveVersion.string,
-        subcommands: [List.self, Inspect.self, Decode.self, Render.self, Actions.self, Act.self, Compose.self, Store.self, Check.self, Install.self, Uninstall.self, Quarantine.self,
-                      ScanPlugin.self]
+        subcommands: [
+            List.self, Inspect.self, Decode.self, Render.self, Actions.self, Act.self, Compose.self, Store.self, Check.self, Install.self, Uninstall.self,
+            Quarantine.self, Keygen.self, Sign.self, Verify.self, ScanPlugin.self,
+        ]
     )
 
     /// Runs the command; a usage error exits with code 2 (not ArgumentParser's 64), as `check` documents.

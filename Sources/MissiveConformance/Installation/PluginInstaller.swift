@@ -32,7 +32,12 @@ public struct PluginInstallError: Error, Sendable, CustomStringConvertible {
 /// copy it mapped. The new copy takes the old copy's file name, so that a user's copy of a plugin the
 /// system folder also has shadows it instead of clashing with it. Installing an older version over a
 /// newer one needs `allowDowngrade`. The conformance checks are the caller's to run between
-/// ``plan(_:allowDowngrade:)`` and ``install(_:)``.
+/// ``plan(_:allowDowngrade:trust:)`` and ``install(_:)``.
+///
+/// With a trust policy, planning verifies the file's signature under it before anything of the file runs:
+/// under `require` a plugin that is not signed by a trusted key, unchanged since, is refused; under `warn`
+/// the plan carries the warnings. The installer signs nothing, but a signature beside the file (`FILE.sig`)
+/// is installed with it, so that an installed signed plugin stays signed; uninstalling removes it too.
 public struct PluginInstaller: Sendable {
     /// The folder plugins are installed into and removed from.
     public let destination: String
@@ -73,17 +78,29 @@ public struct PluginInstaller: Sendable {
         public let replacing: InstalledPlugin?
         /// Copies of the same plugin in other installed folders, which the new copy shadows or is shadowed by.
         public let otherCopies: [InstalledPlugin]
+        /// The signature file installed with it, if the file has one.
+        public let signature: String?
+        /// Under a trust policy in `warn` mode, why the file would be refused under `require`, to show the user.
+        public let trustWarnings: [MissiveError]
     }
 
     /// Decides where `source` goes and refuses it if it cannot be installed there.
     ///
-    /// - Throws: ``PluginInstallError`` when the file is not a plugin, its names clash with an installed
-    ///   plugin, its file name is taken by another plugin, or it is older than the installed copy and
-    ///   `allowDowngrade` is false.
-    public func plan(_ source: String, allowDowngrade: Bool = false) throws(PluginInstallError) -> Plan {
+    /// - Parameter trust: the host's trust policy, whose signature check runs on `source` (its file-system
+    ///   checks do not: they concern where a plugin is loaded from, and the installed copy is the
+    ///   installer's); `nil` checks no signature.
+    /// - Throws: ``PluginInstallError`` when the file is not a plugin, the trust policy refuses it, its names
+    ///   clash with an installed plugin, its file name is taken by another plugin, or it is older than the
+    ///   installed copy and `allowDowngrade` is false.
+    public func plan(_ source: String, allowDowngrade: Bool = false, trust: PluginTrustPolicy? = nil) throws(PluginInstallError) -> Plan {
         let metadata: PluginMetadata
+        var trustWarnings: [MissiveError] = []
         do {
             metadata = try PluginMetadata.read(fromFile: source)
+            if var trust {
+                trust.checkFilePermissions = false
+                trustWarnings = try trust.admit(file: source, metadata: metadata).warnings
+            }
         } catch {
             throw PluginInstallError(source, "[\(error.code)] \(error.message)")
         }
@@ -108,11 +125,25 @@ public struct PluginInstaller: Sendable {
                 source, "version \(metadata.version) is older than the installed \(replacing); use --allow-downgrade to install it anyway")
         }
         return Plan(source: source, metadata: metadata, target: destination + "/" + fileName, replacing: replacing,
-                    otherCopies: copies.filter { $0.folder != destination })
+                    otherCopies: copies.filter { $0.folder != destination }, signature: Self.signatureFile(of: source),
+                    trustWarnings: trustWarnings)
+    }
+
+    /// The signature file of `source`, as a trust policy finds it: `FILE.sig`, or for a symbolic link without
+    /// one, the resolved file's; `nil` when there is none.
+    private static func signatureFile(of source: String) -> String? {
+        let manager = FileManager.default
+        let beside = PluginSignature.path(for: source)
+        if manager.fileExists(atPath: beside) { return beside }
+        let resolved = PluginSignature.path(for: NameClashes.resolved(source))
+        return manager.fileExists(atPath: resolved) ? resolved : nil
     }
 
     /// Copies the file into place: to a temporary name first (which discovery skips, since it does not end
-    /// in `.so`), then renamed over the target, creating the destination folder if needed.
+    /// in `.so`), then renamed over the target, creating the destination folder if needed. Then the same for
+    /// its signature, as the target's `FILE.sig`; a signature of an earlier copy is removed when the new
+    /// file has none. Between the two renames a host starting sees the new file with the old signature (or
+    /// none), which a trust policy refuses or warns about as a file changed after signing.
     public func install(_ plan: Plan) throws(PluginInstallError) {
         let manager = FileManager.default
         do {
@@ -134,9 +165,31 @@ public struct PluginInstaller: Sendable {
             try? manager.removeItem(atPath: temporary)
             throw PluginInstallError(plan.target, "cannot move the plugin into place: \(reason)")
         }
+        let signatureTarget = PluginSignature.path(for: plan.target)
+        guard let signature = plan.signature else {
+            guard unlink(signatureTarget) == 0 || errno == ENOENT else {
+                throw PluginInstallError(signatureTarget, "cannot remove the earlier copy's signature: \(String(cString: strerror(errno)))")
+            }
+            return
+        }
+        let signatureTemporary = temporary + PluginSignature.fileSuffix
+        do {
+            try? manager.removeItem(atPath: signatureTemporary)
+            try manager.copyItem(atPath: signature, toPath: signatureTemporary)
+            try manager.setAttributes([.posixPermissions: 0o644], ofItemAtPath: signatureTemporary)
+        } catch {
+            try? manager.removeItem(atPath: signatureTemporary)
+            throw PluginInstallError(signatureTarget, "cannot write the signature: \(error.localizedDescription)")
+        }
+        guard rename(signatureTemporary, signatureTarget) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? manager.removeItem(atPath: signatureTemporary)
+            throw PluginInstallError(signatureTarget, "cannot move the signature into place: \(reason)")
+        }
     }
 
-    /// Removes the installed plugin whose plugin name or file name is `name` from the destination.
+    /// Removes the installed plugin whose plugin name or file name is `name` from the destination, with its
+    /// signature file if it has one.
     ///
     /// - Returns: what was removed: the plugin, or for a file that is not a readable plugin, `nil`.
     /// - Throws: ``PluginInstallError`` when nothing in the destination has that name, or it cannot be removed.
@@ -159,6 +212,8 @@ public struct PluginInstaller: Sendable {
         guard unlink(path) == 0 else {
             throw PluginInstallError(path, "cannot remove it: \(String(cString: strerror(errno)))")
         }
+        // Its signature means nothing without it.
+        unlink(PluginSignature.path(for: path))
         return (path, plugin)
     }
 
