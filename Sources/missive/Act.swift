@@ -35,7 +35,7 @@ extension MissiveCommand {
 
         func run() throws {
             let data = try InputFile.read(input)
-            let discovery = plugins.discover(logger: logging.logger())
+            let discovery = try plugins.discover(logger: logging.logger())
             // The last envelope with the id is the message's latest state (an edit appended after it).
             var found: Envelope?
             var malformed = 0

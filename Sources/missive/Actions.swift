@@ -22,7 +22,7 @@ extension MissiveCommand {
 
         func run() throws {
             // The refusals are part of the listing, so they are logged only when asked for (-v).
-            let result = plugins.discover(logger: logging.logger(defaultLevel: .error))
+            let result = try plugins.discover(logger: logging.logger(defaultLevel: .error))
             let registry = result.registry
             let refused = result.rejections.filter { $0.action != nil }
             switch format {

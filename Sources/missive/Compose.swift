@@ -52,7 +52,7 @@ extension MissiveCommand {
         }
 
         func run() throws {
-            let result = plugins.discover(logger: logging.logger())
+            let result = try plugins.discover(logger: logging.logger())
             let registry = result.registry
             let message: Message
             do {

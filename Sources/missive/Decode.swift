@@ -26,7 +26,7 @@ extension MissiveCommand {
         func run() throws {
             let data = try InputFile.read(input)
             // Refused plugin files are logged as warnings on standard error.
-            let result = plugins.discover(logger: logging.logger())
+            let result = try plugins.discover(logger: logging.logger())
 
             var failed = false
             var lineNumber = 0

@@ -61,15 +61,22 @@ struct PluginOptions: ParsableArguments {
     /// New and changed plugin files are scanned first in a child process of this executable
     /// (`MISSIVE_PLUGIN_SCANNER=off` turns it off, or names another scanner), and a plugin that crashes
     /// this process is quarantined at the next start (`MISSIVE_QUARANTINE=off` turns it off).
-    func discover(logger: Logger) -> DiscoveryResult {
+    ///
+    /// Before either, the trust policy (``MissiveCommand/trustPolicy(logger:environment:)``) refuses files
+    /// that fail the file-system checks or, as `MISSIVE_TRUST` says, are not signed by a trusted key.
+    ///
+    /// - Throws: `ExitCode(2)` when `MISSIVE_TRUST` is not a mode.
+    func discover(logger: Logger) throws -> DiscoveryResult {
         MessageRegistry.discover(
-            searchPath: .standard(explicitDirectories: directories), metadataCache: .standard(), protection: Self.protection(), logger: logger)
+            searchPath: .standard(explicitDirectories: directories), metadataCache: .standard(), protection: try Self.protection(logger: logger),
+            logger: logger)
     }
 
-    /// The CLI's protection: the standard one, with this executable as the scanner unless
-    /// `MISSIVE_PLUGIN_SCANNER` says otherwise.
-    static func protection(environment: [String: String] = ProcessInfo.processInfo.environment) -> PluginProtection {
+    /// The CLI's protection: its trust policy, the standard quarantine, and this executable as the scanner
+    /// unless `MISSIVE_PLUGIN_SCANNER` says otherwise.
+    static func protection(logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PluginProtection {
         var protection = PluginProtection.standard(environment: environment)
+        protection.trust = try MissiveCommand.trustPolicy(logger: logger, environment: environment)
         if environment["MISSIVE_PLUGIN_SCANNER", default: ""].isEmpty {
             protection.scanner = PluginScanner(
                 command: [MissiveCommand.executablePath, "scan-plugin"], timeout: PluginScanner.standardTimeout(environment: environment))

@@ -43,7 +43,7 @@ extension MissiveCommand {
         func run() throws {
             let data = try InputFile.read(input)
             let logger = logging.logger()
-            let result = plugins.discover(logger: logger)
+            let result = try plugins.discover(logger: logger)
             var messages: [Message] = []
             var failed = false
             var lineNumber = 0

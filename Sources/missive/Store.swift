@@ -150,7 +150,7 @@ extension MissiveCommand.Store {
         func run() async throws {
             let reader = try LineReader(input)
             let logger = logging.logger()
-            let registry = plugins.discover(logger: logger).registry
+            let registry = try plugins.discover(logger: logger).registry
             let database = try store.open(claimingOwner: true)
             let name = input == "-" ? "standard input" : input
             let progress = Progress(label: "ingesting \(input == "-" ? "standard input" : (input as NSString).lastPathComponent)", unit: "lines")
@@ -333,7 +333,7 @@ extension MissiveCommand.Store {
                 guard drawing.output != nil else { return Console.out(bytes: json.bytes) }
                 return try drawing.write(String(decoding: TextHygiene.escapingUnsafe(json: json.bytes) + [0x0A], as: UTF8.self), notOver: store.databaseFiles)
             }
-            let registry = plugins.discover(logger: logging.logger()).registry
+            let registry = try plugins.discover(logger: logging.logger()).registry
             var messages: [Message] = []
             for message in stored {
                 do {
@@ -510,7 +510,7 @@ extension MissiveCommand.Store {
         @OptionGroup var logging: LoggingOptions
 
         func run() async throws {
-            let registry = plugins.discover(logger: logging.logger()).registry
+            let registry = try plugins.discover(logger: logging.logger()).registry
             let database = try store.open()
             let progress = Progress(label: "re-decoding", unit: "messages")
             let report: RedecodeReport

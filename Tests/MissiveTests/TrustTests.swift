@@ -265,6 +265,62 @@ import Testing
         #expect(file["signer"] is NSNull)
     }
 
+    @Test func discoveryRefusesWhatThePolicyRefusesBeforeRunningItAndLoadsTheRest() throws {
+        let lab = try Lab()
+        let key = try lab.key("vendor")
+        let plugins = try lab.folder("plugins")
+        let signed = try lab.copy("CRating", into: plugins)
+        try lab.sign(signed, with: key.signing)
+        // Unsigned, and its entry would crash the process: refused before any of its code runs, even in a scanner.
+        let unsigned = try lab.copy("BrokenCrashInEntry", into: plugins)
+        let policy = PluginTrustPolicy(mode: .require, trustedKeys: [TrustedKey(key: key.signing.publicKey, source: "test")])
+        let result = MessageRegistry.discover(searchPath: Fixtures.searchPath(plugins), protection: PluginProtection(trust: policy))
+        #expect(result.rejections.map(\.code) == [.unsignedPlugin], "\(result.rejections)")
+        #expect(result.rejections.first?.file == unsigned)
+        #expect(result.registry.type(objectName: "demo:rating") != nil)
+        #expect(result.registry.type(objectName: "fixture:entry-crash") == nil)
+
+        // A file others can write to is refused in every mode, signed or not.
+        chmod(signed, 0o775)
+        let insecure = MessageRegistry.discover(
+            searchPath: Fixtures.searchPath(plugins), protection: PluginProtection(trust: PluginTrustPolicy(mode: .off, trustedKeys: [])))
+        #expect(insecure.rejections.first { $0.file == signed }?.code == .insecureFile)
+        #expect(insecure.registry.type(objectName: "demo:rating") == nil)
+    }
+
+    @Test func theCommandsThatLoadPluginsApplyThePolicy() throws {
+        let lab = try Lab()
+        let key = try lab.key("vendor")
+        let keys = try lab.folder("keys")
+        try FileManager.default.copyItem(atPath: key.publicPath, toPath: keys + "/vendor.pub")
+        let plugins = try lab.folder("plugins")
+        let signed = try lab.copy("DemoMessages", into: plugins)
+        try lab.sign(signed, with: key.signing)
+        let unsigned = try lab.copy("CRating", into: plugins)
+        let line = #"{"objectName":"demo:rating","id":"m1","conversationID":"c","senderID":"s","sentAt":1,"content":{"score":4}}"# + "\n"
+
+        let required = try Fixtures.missive(
+            ["decode", "-", "--plugin-path", plugins, "--format", "json"], input: line, environment: Self.environment(keys: keys, mode: "require"))
+        #expect(required.status == 0, "\(required.stderr)")
+        #expect(required.stderr.contains("refused plugin: not signed: there is no signature file \(unsigned).sig"), "\(required.stderr)")
+        #expect(required.stdout.contains(#""known":false"#))
+
+        // With a trusted key installed and MISSIVE_TRUST unset, the CLI warns and loads.
+        let warned = try Fixtures.missive(
+            ["decode", "-", "--plugin-path", plugins, "--format", "json"], input: line, environment: Self.environment(keys: keys, mode: nil))
+        #expect(warned.stderr.contains("plugin not trusted: not signed"), "\(warned.stderr)")
+        #expect(warned.stdout.contains(#""known":true"#))
+
+        let list = try Fixtures.missive(["list", "--plugin-path", plugins, "--format", "json"], environment: Self.environment(keys: keys, mode: "require"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])
+        let rejected = try #require(object["rejected"] as? [[String: Any]])
+        #expect(rejected.contains { $0["file"] as? String == unsigned && $0["code"] as? String == "unsigned-plugin" })
+        #expect(!rejected.contains { $0["file"] as? String == signed })
+
+        let typo = try Fixtures.missive(["list", "--plugin-path", plugins], environment: Self.environment(keys: keys, mode: "requier"))
+        #expect(typo.status == 2)
+    }
+
     @Test func aBadOrMalformedSignatureIsRefused() throws {
         let lab = try Lab()
         let key = try lab.key("vendor")

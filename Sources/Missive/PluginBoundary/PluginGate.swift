@@ -1,15 +1,36 @@
 import Logging
 
-/// Decides, before any plugin code runs in the host, which discovered files to withhold: those a crash
-/// quarantined and those the scanner blacklists (scanning the new and changed ones first).
+/// Decides, before any plugin code runs in the host or in a scanner, which discovered files to refuse (those
+/// the trust policy refuses) and which to withhold (those a crash quarantined and those the scanner
+/// blacklists, scanning the new and changed ones first).
 struct PluginGate {
     let protection: PluginProtection
     let metadataCache: PluginMetadataCache?
     let logger: Logger?
 
-    /// The files to withhold, with the refusal to report for each.
-    func withheld(_ found: [(file: String, identity: FileIdentity, metadata: Result<PluginMetadata, MissiveError>)]) -> [String: MissiveError] {
+    /// What to do with the files that may not load: refuse them (their types are not registered), or withhold
+    /// them (their types are registered from the metadata, and their messages carry the reason).
+    struct Decisions {
+        var refused: [String: MissiveError] = [:]
         var withheld: [String: MissiveError] = [:]
+    }
+
+    /// The files to refuse and to withhold, with the refusal to report for each.
+    func decide(_ found: [(file: String, identity: FileIdentity, metadata: Result<PluginMetadata, MissiveError>)]) -> Decisions {
+        var decisions = Decisions()
+        if let trust = protection.trust {
+            for (file, _, result) in found {
+                guard case .success(let metadata) = result else { continue }
+                do {
+                    let admission = try trust.admit(file: file, metadata: metadata)
+                    for warning in admission.warnings {
+                        logger?.warning("plugin not trusted: \(warning.message)", metadata: ["missive.file": "\(file)", "missive.code": "\(warning.code)"])
+                    }
+                } catch {
+                    decisions.refused[file] = error
+                }
+            }
+        }
         var crashes: [PluginQuarantine.Crash] = []
         if let quarantine = protection.quarantine {
             do {
@@ -19,11 +40,11 @@ struct PluginGate {
             }
         }
         var unscanned: [(file: String, identity: FileIdentity)] = []
-        for (file, identity, result) in found {
+        for (file, identity, result) in found where decisions.refused[file] == nil {
             // A file the loader refuses before running it needs neither a quarantine nor a scan.
             guard case .success(let metadata) = result, (try? PluginLoader.checkSupported(metadata, path: file, logger: nil)) != nil else { continue }
             if let quarantine = protection.quarantine, let crash = quarantine.crash(quarantining: file, identity: identity, in: crashes) {
-                withheld[file] = MissiveError(
+                decisions.withheld[file] = MissiveError(
                     .quarantined,
                     "quarantined: it crashed a host with \(crash), so it is not loaded until the file changes or the quarantine is cleared "
                         + "(missive quarantine clear)",
@@ -32,7 +53,7 @@ struct PluginGate {
             }
             guard protection.scanner != nil else { continue }
             if let record = metadataCache?.scanRecord(file, identity: identity) {
-                if !record.passed { withheld[file] = blacklisted(file, record.reason) }
+                if !record.passed { decisions.withheld[file] = blacklisted(file, record.reason) }
                 continue
             }
             // A file that failed keeps failing while its content is the same, whatever its timestamps say.
@@ -40,12 +61,12 @@ struct PluginGate {
                PluginProtection.contentHash(of: file) == failure.contentHash
             {
                 metadataCache?.record(failure, for: file, identity: identity)
-                withheld[file] = blacklisted(file, failure.reason)
+                decisions.withheld[file] = blacklisted(file, failure.reason)
                 continue
             }
             unscanned.append((file, identity))
         }
-        guard let scanner = protection.scanner, !unscanned.isEmpty else { return withheld }
+        guard let scanner = protection.scanner, !unscanned.isEmpty else { return decisions }
         logger?.debug("scanning new or changed plugin files in child processes", metadata: ["missive.count": "\(unscanned.count)"])
         for ((file, identity), verdict) in zip(unscanned, scanner.scan(unscanned.map(\.file))) {
             let hash = PluginProtection.contentHash(of: file) ?? ""
@@ -55,12 +76,12 @@ struct PluginGate {
                 logger?.trace("the plugin scanner passed the file", metadata: ["missive.file": "\(file)"])
             case .failed(let reason):
                 metadataCache?.record(.init(passed: false, contentHash: hash, hostVersion: MissiveVersion.string, reason: reason), for: file, identity: identity)
-                withheld[file] = blacklisted(file, reason)
+                decisions.withheld[file] = blacklisted(file, reason)
             case .unavailable(let reason):
                 logger?.warning("the plugin scanner could not run, so the file loads unscanned: \(reason)", metadata: ["missive.file": "\(file)"])
             }
         }
-        return withheld
+        return decisions
     }
 
     private func blacklisted(_ file: String, _ reason: String) -> MissiveError {

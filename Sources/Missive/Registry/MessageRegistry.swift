@@ -538,7 +538,7 @@ extension MessageRegistry.Builder {
     ///   - metadataCache: a cache of plugin metadata, or `nil` to read every file. It also keeps the
     ///     scanner's verdicts; without it, every file is scanned at every start.
     ///   - loading: load every plugin now (``PluginLoading/eager``, the default) or on first use.
-    ///   - protection: the plugin scanner and the crash quarantine; none by default.
+    ///   - protection: the trust policy, the plugin scanner and the crash quarantine; none by default.
     ///   - logger: where to log refusals (warning), loads and decisions (debug), cache use (trace) and a
     ///     summary (info); `nil` logs nothing. The refusals are returned either way.
     public mutating func discoverPlugins(
@@ -579,11 +579,12 @@ extension MessageRegistry.Builder {
             }
             found.append((file, identity, metadata))
         }
-        let withheld = PluginGate(protection: protection, metadataCache: metadataCache, logger: logger).withheld(found)
+        let decisions = PluginGate(protection: protection, metadataCache: metadataCache, logger: logger).decide(found)
         for (file, _, result) in found {
             do throws(MissiveError) {
                 let metadata = try result.get()
-                if let refusal = withheld[file] {
+                if let refusal = decisions.refused[file] { throw refusal }
+                if let refusal = decisions.withheld[file] {
                     register(DeferredPlugin(path: file, metadata: metadata, refusal: refusal)).forEach(refuse)
                     throw refusal
                 }

@@ -7,6 +7,9 @@ import Glibc
 
 /// Every C call of signing and of the file-system checks: reading and writing the small key and signature
 /// files, hashing a plugin file, and looking at files' owners, modes and links.
+/// Glibc's `struct group`, which Swift cannot name as `group` beside the field names that use the word.
+private typealias group_t = Glibc.group
+
 enum TrustFiles {
     /// What `lstat` says about a path.
     struct Status {
@@ -18,9 +21,12 @@ enum TrustFiles {
         let mode: mode_t
         /// The owner's user id.
         let owner: uid_t
+        /// The group's id.
+        let group: gid_t
 
-        /// Whether its group may write to it (`S_IWGRP`).
-        var groupWritable: Bool { mode & 0o020 != 0 }
+        /// Whether its group may write to it (`S_IWGRP`), unless that group is the owner's private group
+        /// (``TrustFiles/isPrivateGroup(_:of:)``), in which only the owner is.
+        var groupWritable: Bool { mode & 0o020 != 0 && !TrustFiles.isPrivateGroup(group, of: owner) }
         /// Whether others may write to it (`S_IWOTH`).
         var othersWritable: Bool { mode & 0o002 != 0 }
         /// Whether its group or others may read it.
@@ -45,7 +51,7 @@ enum TrustFiles {
         case S_IFLNK: kind = .symbolicLink
         default: kind = .other
         }
-        return .success(Status(kind: kind, mode: info.st_mode & 0o7777, owner: info.st_uid))
+        return .success(Status(kind: kind, mode: info.st_mode & 0o7777, owner: info.st_uid, group: info.st_gid))
     }
 
     /// `path` with every symbolic link and `.` or `..` resolved (`realpath`), or `nil` when it does not exist.
@@ -79,6 +85,30 @@ enum TrustFiles {
         var buffer = [CChar](repeating: 0, count: 4096)
         guard getpwuid_r(id, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return nil }
         return String(cString: name)
+    }
+
+    /// Whether `group` is the private group of the user `owner`, as Debian's and Ubuntu's user-private-group
+    /// scheme makes one for each user: the user's primary group, of the same name, with no other member.
+    /// Writing by such a group is writing by the owner alone.
+    static func isPrivateGroup(_ group: gid_t, of owner: uid_t) -> Bool {
+        var user = passwd()
+        var userResult: UnsafeMutablePointer<passwd>?
+        var userBuffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(owner, &user, &userBuffer, userBuffer.count, &userResult) == 0, userResult != nil, user.pw_gid == group,
+              let userName = user.pw_name.map({ String(cString: $0) })
+        else { return false }
+        var entry = group_t()
+        var groupResult: UnsafeMutablePointer<group_t>?
+        var groupBuffer = [CChar](repeating: 0, count: 16384)
+        guard getgrgid_r(group, &entry, &groupBuffer, groupBuffer.count, &groupResult) == 0, groupResult != nil,
+              let groupName = entry.gr_name.map({ String(cString: $0) }), groupName == userName
+        else { return false }
+        var member = entry.gr_mem
+        while let name = member?.pointee {
+            if String(cString: name) != userName { return false }
+            member = member?.advanced(by: 1)
+        }
+        return true
     }
 
     /// The SHA-256 of the file at `path`, read a megabyte at a time.
