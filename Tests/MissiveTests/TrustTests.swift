@@ -15,13 +15,26 @@ import Testing
             root = try Fixtures.temporaryDirectory()
             // Whatever the umask, the folder must be writable by its owner only.
             chmod(root, 0o755)
+            if let group = Self.sharedGroup { chown(root, uid_t.max, group) }
         }
 
-        /// A new folder in the lab, mode 0755.
+        /// A group that is nobody's private group (`users`), given to the lab's folders and files so that the
+        /// group-write rules apply to them whatever the user's own group is; `nil` when this process may not
+        /// give files to it.
+        static let sharedGroup: gid_t? = {
+            guard let group = getgrnam("users") else { return nil }
+            let probe = NSTemporaryDirectory() + "missive-tests-group-\(UUID().uuidString)"
+            guard FileManager.default.createFile(atPath: probe, contents: nil) else { return nil }
+            defer { unlink(probe) }
+            return chown(probe, uid_t.max, group.pointee.gr_gid) == 0 ? group.pointee.gr_gid : nil
+        }()
+
+        /// A new folder in the lab, mode 0755, in the shared group.
         func folder(_ name: String) throws -> String {
             let path = root + "/" + name
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             chmod(path, 0o755)
+            if let group = Self.sharedGroup { chown(path, uid_t.max, group) }
             return path
         }
 
@@ -31,6 +44,7 @@ import Testing
             let path = (folder ?? root) + "/" + (name ?? "lib\(product).so")
             try FileManager.default.copyItem(atPath: source, toPath: path)
             chmod(path, 0o755)
+            if let group = Self.sharedGroup { chown(path, uid_t.max, group) }
             return path
         }
 
@@ -281,7 +295,8 @@ import Testing
         #expect(result.registry.type(objectName: "fixture:entry-crash") == nil)
 
         // A file others can write to is refused in every mode, signed or not.
-        chmod(signed, 0o775)
+        try FileManager.default.removeItem(atPath: unsigned)
+        chmod(signed, 0o757)
         let insecure = MessageRegistry.discover(
             searchPath: Fixtures.searchPath(plugins), protection: PluginProtection(trust: PluginTrustPolicy(mode: .off, trustedKeys: [])))
         #expect(insecure.rejections.first { $0.file == signed }?.code == .insecureFile)
@@ -411,7 +426,8 @@ import Testing
 
     // MARK: - File-system checks
 
-    @Test func aPluginOrFolderOthersCanWriteToIsRefusedAndTheSwitchTurnsTheCheckOff() throws {
+    @Test(.enabled(if: Lab.sharedGroup != nil, "needs a group shared by several users (users) to give files to"))
+    func aPluginOrFolderOthersCanWriteToIsRefusedAndTheSwitchTurnsTheCheckOff() throws {
         let lab = try Lab()
         let folder = try lab.folder("plugins")
         let plugin = try lab.copy("CRating", into: folder)
@@ -461,10 +477,33 @@ import Testing
         chmod(plugin, 0o755)
         let refused = try #require(try Self.refusal(PluginTrustPolicy(), plugin))
         #expect(refused.code == .insecureFile)
-        #expect(refused.message.contains("its folder /tmp is writable by its group and others (mode 1777); the sticky bit does not help"), "\(refused.message)")
+        // Others may write to it; its group (root's own, usually) may not count as others.
+        #expect(refused.message.contains("its folder /tmp is writable by "), "\(refused.message)")
+        #expect(refused.message.contains("others (mode 1777); the sticky bit does not help"), "\(refused.message)")
     }
 
-    @Test func symbolicLinksAreCheckedAllTheWayToTheFile() throws {
+    @Test func aUsersPrivateGroupMayWrite() throws {
+        let lab = try Lab()
+        let folder = try lab.folder("plugins")
+        let plugin = try lab.copy("CRating", into: folder)
+        // The user's own group, when it is private (Debian's user-private groups, and root's group).
+        let user = try #require(getpwuid(geteuid()))
+        let own = user.pointee.pw_gid
+        let ownGroup = try #require(getgrgid(own))
+        let isPrivate = String(cString: ownGroup.pointee.gr_name) == String(cString: user.pointee.pw_name) && ownGroup.pointee.gr_mem.pointee == nil
+        try #require(isPrivate, "this user's primary group is not a private group")
+        chown(plugin, uid_t.max, own)
+        chown(folder, uid_t.max, own)
+        chmod(plugin, 0o775)
+        chmod(folder, 0o775)
+        #expect(try Self.refusal(PluginTrustPolicy(), plugin) == nil)
+        // Others still may not.
+        chmod(plugin, 0o777)
+        #expect(try Self.refusal(PluginTrustPolicy(), plugin)?.message.contains("the file is writable by others (mode 0777)") == true)
+    }
+
+    @Test(.enabled(if: Lab.sharedGroup != nil, "needs a group shared by several users (users) to give files to"))
+    func symbolicLinksAreCheckedAllTheWayToTheFile() throws {
         let lab = try Lab()
         let plugins = try lab.folder("plugins")
         let elsewhere = try lab.folder("elsewhere")
