@@ -143,6 +143,22 @@ import Testing
         #expect(try Self.messages(fine).first?["known"] as? Bool == true, "\(fine.stdout)")
     }
 
+    @Test(arguments: [("BrokenCrashInEntry", "SIGSEGV (signal 11) during entry"), ("BrokenAbortInInitializer", "SIGABRT (signal 6) during load")])
+    func withoutTheScannerACrashWhileLoadingIsRecordedAndQuarantinedAtTheNextStart(product: String, recorded: String) throws {
+        let host = try Host()
+        let plugins = try Fixtures.stage([product, "CRating"])
+        let noScanner = ["MISSIVE_PLUGIN_SCANNER": "off"]
+        let first = try host.missive("list", "--plugin-path", plugins, extra: noScanner)
+        #expect(first.status != 0, "the plugin was meant to crash the host")
+
+        let second = try host.missive("list", "--plugin-path", plugins, "--format", "json", extra: noScanner)
+        #expect(second.status == 0, "\(second.stderr)")
+        let reason = try #require(try Self.rejections(second)["lib\(product).so"]?["reason"] as? String)
+        #expect(reason.contains("quarantined: it crashed a host with \(recorded)"), "\(reason)")
+        let types = try #require(try Self.object(second.stdout)["types"] as? [[String: Any]]).compactMap { $0["objectName"] as? String }
+        #expect(types.contains("demo:rating"))
+    }
+
     @Test func aHostOnTheLibrarySurvivesACrashingEntryThroughTheScannerExecutable() throws {
         let folder = try Fixtures.temporaryDirectory()
         let plugins = try Fixtures.stage(["BrokenCrashInEntry", "CRating"])
