@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import Logging
 import Missive
 import MissiveConformance
@@ -179,7 +178,7 @@ final class Progress: Sendable {
     private let label: String
     private let unit: String
     private let enabled = isatty(STDERR_FILENO) == 1
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A display of `label: COUNT UNIT`.
     init(label: String, unit: String = "checks done") {

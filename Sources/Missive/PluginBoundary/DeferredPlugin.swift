@@ -1,5 +1,4 @@
 import Logging
-import Synchronization
 
 /// When plugin code is loaded during discovery.
 public enum PluginLoading: Sendable, Hashable {
@@ -18,7 +17,7 @@ final class DeferredPlugin: Sendable {
     let path: String
     let metadata: PluginMetadata
     private let logger: Logger?
-    private let loaded = Mutex<Result<LoadedPlugin, MissiveError>?>(nil)
+    private let loaded = Locked<Result<LoadedPlugin, MissiveError>?>(nil)
 
     init(path: String, metadata: PluginMetadata, logger: Logger?) {
         self.path = path

@@ -2,7 +2,6 @@ import CMissivePlugin
 import Foundation
 import Logging
 import MissiveCore
-import Synchronization
 
 /// A plugin file that was loaded and whose descriptor agrees with its metadata.
 public struct LoadedPlugin: Sendable, CustomStringConvertible {
@@ -77,7 +76,7 @@ public enum PluginLoader {
     /// What each library's entry gave, by library identity. The ABI promises that the entry is called
     /// once, so a library reached again (the same path, a link to it, a second discovery) is served from
     /// here; the lock also keeps two threads from calling one entry at once.
-    private static let probes = Mutex<[UInt: Result<PluginProbe, MissiveError>]>([:])
+    private static let probes = Locked<[UInt: Result<PluginProbe, MissiveError>]>([:])
 
     /// Loads one plugin file. Loading a file again returns the same plugin without calling its entry again.
     ///

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -83,7 +82,7 @@ public final class PluginMetadataCache: Sendable {
     private static let header = "missive-plugin-metadata-cache\t5"
     /// Entries for files not seen by a discovery are kept only while the cache holds fewer than this many.
     private static let capacity = 2_000
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A cache kept in `file`.
     public init(file: String) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -116,7 +115,7 @@ public final class PluginQuarantine: Sendable {
     }
 
     /// The journals this process has open, by file; the signal handler writes to the last one armed.
-    private static let journals = Mutex<[String: Int32]>([:])
+    private static let journals = Locked<[String: Int32]>([:])
 
     /// Opens the journal for appending (creating it and its folder) and installs the signal handler, once
     /// per process and file. Returns the crashes recorded so far.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -72,8 +71,8 @@ public struct PluginScanner: Sendable {
     /// Scans `files`, several at once, and gives each one's verdict in the same order.
     func scan(_ files: [String]) -> [Verdict] {
         guard !files.isEmpty else { return [] }
-        let verdicts = Mutex([Verdict](repeating: .unavailable("not scanned"), count: files.count))
-        let next = Mutex(0)
+        let verdicts = Locked([Verdict](repeating: .unavailable("not scanned"), count: files.count))
+        let next = Locked(0)
         let workers = min(concurrency, files.count)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {

@@ -1,6 +1,5 @@
 import Foundation
 @_spi(Benchmarks) import Missive
-import Synchronization
 
 /// Levels 1, 2, 4, 5 and 6: the `missive.actions.v1` extension (missive_plugin.h, "The actions extension").
 ///
@@ -107,7 +106,7 @@ enum ActionChecks {
                 }
                 guard !work.isEmpty else { return .skipped("no example call to run") }
                 let baseline = work.map { $0.result(registry) }
-                let differences = Mutex(ViewChecks.Differences())
+                let differences = Locked(ViewChecks.Differences())
                 ResourceChecks.runOnThreads(8) { thread in
                     for _ in 0..<threadRounds {
                         for (index, call) in work.enumerated() {

@@ -3,7 +3,6 @@ import CMissivePlugin
 import Dispatch
 import Foundation
 import Missive
-import Synchronization
 
 /// Levels 6–10: memory, threads and speed.
 enum ResourceChecks {
@@ -149,7 +148,7 @@ enum ResourceChecks {
         let work = types.flatMap { type in (type.examples + extra).map { (type, $0) } }
         let baseline = work.map { observe($0.0, $0.1) }
         let shared = work.map { item in (try? item.0.decode(bytes: item.1).get()) }
-        let differences = Mutex<[String]>([])
+        let differences = Locked<[String]>([])
         runOnThreads(threads) { thread in
             for _ in 0..<rounds {
                 for (index, item) in work.enumerated() {

@@ -1,7 +1,6 @@
 import CMissivePlugin
 import Foundation
 import Missive
-import Synchronization
 
 /// Levels 1–3, 6, 8 and 9: the `missive.view.v1` extension (missive_plugin.h, "The view extension").
 ///
@@ -124,7 +123,7 @@ enum ViewChecks {
                 let work = drawn.flatMap { type in type.examples.map { (type, $0) } }
                 let baseline = work.map { item in (try? item.0.decode(bytes: item.1).get()).map(ViewOutput.init) }
                 let shared = work.map { item in try? item.0.decode(bytes: item.1).get() }
-                let differences = Mutex(Differences())
+                let differences = Locked(Differences())
                 ResourceChecks.runOnThreads(8) { thread in
                     for _ in 0..<threadRounds {
                         for (index, item) in work.enumerated() {
