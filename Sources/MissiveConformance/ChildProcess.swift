@@ -1,4 +1,5 @@
 import Foundation
+import Missive
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -112,9 +113,12 @@ enum ChildProcess {
 
     /// Prepares the current process to run one check as a child: its address space limited as
     /// `MISSIVE_CHECK_MEMORY_LIMIT_MB` says (4096 MB by default; 0 for no limit).
+    ///
+    /// Under a sanitizer there is no limit: its shadow memory takes terabytes of address space, and the
+    /// runtime dies (`Failed to mmap`, `internal allocator is out of memory`) as soon as it maps more.
     static func becomeCheckChild() {
         let megabytes = ProcessInfo.processInfo.environment["MISSIVE_CHECK_MEMORY_LIMIT_MB"].flatMap(UInt64.init) ?? 4096
-        guard megabytes > 0 else { return }
+        guard megabytes > 0, Sanitizer.current == nil else { return }
         var limit = rlimit(rlim_cur: rlim_t(megabytes << 20), rlim_max: rlim_t(megabytes << 20))
         _ = setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
     }

@@ -36,6 +36,13 @@ struct DynamicLibrary: @unchecked Sendable {
         return dlsym(handle, name)
     }
 
+    /// Whether the process's global scope (the executable, and the libraries loaded with it) defines the
+    /// symbol `name`: `dlsym(RTLD_DEFAULT, name)`.
+    static func processDefines(_ name: String) -> Bool {
+        _ = dlerror()
+        return dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) != nil
+    }
+
     private static func lastError() -> String? {
         guard let message = dlerror() else { return nil }
         return String(cString: message)
