@@ -46,7 +46,7 @@ import FoundationXML
                 let outcome = result["outcome"] as? String
                 #expect(["passed", "skipped", "warning"].contains(outcome), "\(file) \(id): \(result)")
             }
-            #expect(report.outcome(file, "memory.release") == "passed")
+            #expect(report.outcome(file, "memory.release") == SanitizerRun.memoryCheck("passed"))
             #expect(report.outcome(file, "threads.consistent") == "passed")
             #expect(report.outcome(file, "decode.large") == "passed")
         }
@@ -78,16 +78,18 @@ import FoundationXML
     ])
     func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, expected: [String: String], options: [String]) throws {
         let file = "libBroken\(fixture).so"
+        // Under a sanitizer the heap check skips, so the leak goes unseen and the run passes.
+        let expected = Dictionary(uniqueKeysWithValues: expected.map { ($0.key, $0.key.hasPrefix("memory.") ? SanitizerRun.memoryCheck($0.value) : $0.value) })
         let run = try Fixtures.missive(
             ["check", "--format", "json", "--seed", "1"] + options + [try Fixtures.fixtureLibrary("Broken\(fixture)"), Fixtures.library("CRating")])
-        #expect(run.status == 1)
+        #expect(run.status == (expected.values.allSatisfy { $0 == "skipped" } ? 0 : 1))
         let report = try Report(run.stdout)
         for (check, outcome) in expected {
             #expect(report.outcome(file, check) == outcome, "\(check): \(report.results[file]?[check] ?? [:])")
         }
         let detail = report.results[file]?[expected.keys.first!]?["detail"] as? String ?? ""
         switch fixture {
-        case "CrashInDecode": #expect(detail.contains("SIGSEGV (signal 11)"), "\(detail)")
+        case "CrashInDecode": #expect(detail.contains(SanitizerRun.segfaultInCheck), "\(detail)")
         case "AbortOnLoad": #expect(detail.contains("SIGABRT (signal 6)"), "\(detail)")
         case "ExitInDecode": #expect(detail.contains("exited with code 0 without a result"), "\(detail)")
         default: break
@@ -111,8 +113,13 @@ import FoundationXML
         let directory = try Fixtures.stage(["BrokenLeakyRelease"], renamed: ["BrokenLeakyRelease": "libDemoMessages.so"])
         let run = try Fixtures.missive(["check", "--strictness", "6", "--include", "^(load|abi|types|examples|memory.release)",
                                         "--format", "json", "libDemoMessages.so"], directory: directory)
-        #expect(run.status == 1)
-        #expect(try Report(run.stdout).outcome("libDemoMessages.so", "memory.release") == "failed")
+        let report = try Report(run.stdout)
+        // The leak tells the two files apart. Under a sanitizer the heap check skips, and only the name that
+        // the checker read from the file is left to do it.
+        #expect(run.status == (SanitizerRun.current == nil ? 1 : 0))
+        #expect(report.outcome("libDemoMessages.so", "memory.release") == SanitizerRun.memoryCheck("failed"))
+        let plugin = (report.json["plugins"] as? [[String: Any]])?.first
+        #expect(plugin?["name"] as? String == "BrokenLeakyRelease", "\(plugin ?? [:])")
     }
 
     @Test func runsThatWouldCheckNothingAreUsageErrors() throws {
@@ -220,7 +227,7 @@ import FoundationXML
     @Test func inProcessModeRunsTheSameChecks() throws {
         let run = try Fixtures.missive("check", "--in-process", "--strictness", "6", "--format", "json", Fixtures.library("DemoMessages"))
         #expect(run.status == 0, "\(run.stdout)")
-        #expect(try Report(run.stdout).outcome("libDemoMessages.so", "memory.release") == "passed")
+        #expect(try Report(run.stdout).outcome("libDemoMessages.so", "memory.release") == SanitizerRun.memoryCheck("passed"))
     }
 }
 

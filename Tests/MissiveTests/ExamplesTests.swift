@@ -69,7 +69,7 @@ import Testing
     /// The URL the examples (and the README) depend on Missive by.
     static let packageURL = "https://github.com/missive-chat/missive"
 
-    @Test(.timeLimit(.minutes(20)))
+    @Test(SanitizerRun.timeLimit(minutes: 20))
     func thePluginAndTheHostExamplesBuildTestAndRunAsTheReadmeShows() throws {
         let work = try Fixtures.temporaryDirectory()
         let snapshot = try Self.snapshot(into: work + "/missive")
@@ -105,7 +105,12 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: home + "/missive/plugins/libAcmeMessages.so"))
 
         // The host developer: build and run the host on the sample conversation and a notice of its own.
-        _ = try swift(["build"], in: "ChatHost")
+        // Under a sanitizer the sample plugins in the build folder are instrumented, and load only into a host
+        // built with the same sanitizer, so the host is built as they were (the plugin above loads into either).
+        if SanitizerRun.current != nil {
+            #expect(!SanitizerRun.buildFlags.isEmpty, "run the tests under a sanitizer with Scripts/sanitize.sh, which passes MISSIVE_SANITIZER_BUILD_FLAGS")
+        }
+        _ = try swift(["build"] + SanitizerRun.buildFlags, in: "ChatHost")
         let notice = #"{"id":"n1","conversationID":"team","senderID":"app","sentAt":1767225800000,"objectName":"chat:notice","content":{"text":"Frank joined"}}"#
         let conversation = try String(contentsOfFile: Fixtures.repositoryRoot + "/SampleData/conversation.jsonl", encoding: .utf8)
         try Data((conversation + notice + "\n").utf8).write(to: URL(fileURLWithPath: work + "/input.jsonl"))

@@ -306,7 +306,7 @@ struct HTMLRenderingTests {
 
     /// The sample conversation drawn by headless Chromium: every message is in the DOM with its text, the
     /// quotes and separators are there, and the hostile messages did nothing.
-    @Test(.timeLimit(.minutes(3))) func chromiumDrawsTheSampleConversation() async throws {
+    @Test(SanitizerRun.timeLimit(minutes: 3)) func chromiumDrawsTheSampleConversation() async throws {
         guard let chromium = Chromium.path() else {
             Issue.record(Chromium.missing)
             return
@@ -424,7 +424,7 @@ struct HTMLRenderingTests {
 
     /// The estimate against Chromium's layout of the same fragments with the same stylesheet: heights of
     /// elements that do not wrap are exact, and every size is close.
-    @Test(.timeLimit(.minutes(3))) func theEstimateAgreesWithChromium() async throws {
+    @Test(SanitizerRun.timeLimit(minutes: 3)) func theEstimateAgreesWithChromium() async throws {
         guard let chromium = Chromium.path() else {
             Issue.record(Chromium.missing)
             return

@@ -71,8 +71,13 @@ import Testing
         let leaky = try Fixtures.fixtureLibrary("BrokenLeakyRelease")
         #expect(try home.missive("install", leaky).status == 0)
         let strict = try home.missive("install", leaky, "--strictness", "6")
-        #expect(strict.status == 1)
-        #expect(strict.stderr.contains("memory.release: failed"))
+        if SanitizerRun.current == nil {
+            #expect(strict.status == 1)
+            #expect(strict.stderr.contains("memory.release: failed"))
+        } else {
+            // The heap check skips under a sanitizer, whose allocator glibc's counters do not see: no leak shows.
+            #expect(strict.status == 0, "\(strict.stderr)")
+        }
     }
 
     @Test func anOlderCopyIsReplacedAtomicallyAndADowngradeNeedsAFlag() throws {

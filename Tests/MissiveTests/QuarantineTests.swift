@@ -52,7 +52,8 @@ import Testing
         let rejected = try Self.rejections(first)
         let entry = try #require(rejected["libBrokenCrashInEntry.so"])
         #expect(entry["code"] as? String == "quarantined")
-        #expect((entry["reason"] as? String)?.contains("SIGSEGV (signal 11) during entry") == true, "\(entry)")
+        #expect((entry["reason"] as? String)?.contains("\(SanitizerRun.segfaultInScan) during entry") == true, "\(entry)")
+        #expect((entry["reason"] as? String)?.contains(SanitizerRun.segfaultSummary) == true, "\(entry)")
         let initializer = try #require(rejected["libBrokenAbortInInitializer.so"])
         #expect((initializer["reason"] as? String)?.contains("SIGABRT (signal 6) during load") == true, "\(initializer)")
         let types = try #require(try Self.object(first.stdout)["types"] as? [[String: Any]]).compactMap { $0["objectName"] as? String }
@@ -167,7 +168,7 @@ import Testing
         let result = MessageRegistry.discover(searchPath: Fixtures.searchPath(plugins), metadataCache: cache, protection: protection)
         let refusal = try #require(result.rejections.first { $0.file == plugins + "/libBrokenCrashInEntry.so" })
         #expect(refusal.code == .quarantined)
-        #expect(refusal.message.contains("SIGSEGV"))
+        #expect(refusal.message.contains(SanitizerRun.segfaultSummary), "\(refusal.message)")
         #expect(result.registry.type(objectName: "demo:rating") != nil)
         #expect(cache.blacklisted().map(\.path) == [plugins + "/libBrokenCrashInEntry.so"])
         // The type stays registered, so its messages say why they are not decoded.

@@ -212,7 +212,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(SanitizerRun.timeLimit(minutes: 5))
     func anIngestKilledAtRandomPointsLeavesEveryCommittedBatchAndConsistentCounters() async throws {
         let folder = try Fixtures.temporaryDirectory()
         let db = folder + "/store.sqlite"

@@ -79,7 +79,7 @@ import Testing
           #"root.children[3]: unknown element type "carousel" without a fallback"#]),
         ("ViewNondeterministic", "view.deterministic", "failed", [#"View number 1\",\"role\":\"body\"}]}" the first time"#]),
         ("ViewThreadUnsafe", "view.threads", "failed", ["Drawn by thread", "on one thread", "differences in all"]),
-        ("ViewCrashesOnMutation", "view.mutations", "crashed", ["SIGSEGV (signal 11)", "while running view.mutations"]),
+        ("ViewCrashesOnMutation", "view.mutations", "crashed", [SanitizerRun.segfaultInCheck, "while running view.mutations"]),
         ("ViewSlow", "view.budget", "warning", ["over the 1 ms budget: fixture:view-slow"]),
     ])
     func eachBrokenFixtureFailsExactlyItsViewCheck(fixture: String, check: String, outcome: String, details: [String]) throws {

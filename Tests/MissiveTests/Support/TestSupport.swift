@@ -217,3 +217,58 @@ extension Array where Element == UInt8 {
     /// The bytes as UTF-8 text, for readable expectations.
     var text: String { String(decoding: self, as: UTF8.self) }
 }
+
+/// What a run under a sanitizer (`bash Scripts/sanitize.sh thread|address`; docs/SANITIZERS.md) changes in
+/// the outcomes the tests expect. In a normal run every expectation is the plain one.
+enum SanitizerRun {
+    /// The sanitizer the test bundle (and with it the `missive` executable) was built with, or `nil`.
+    static let current = Sanitizer.current
+
+    /// The exit code of a process the sanitizer stopped after its report: its default, which
+    /// `Scripts/sanitize.sh` keeps (66 for ThreadSanitizer, 1 for AddressSanitizer); `nil` in a normal run.
+    static var exitCode: Int32? {
+        switch current {
+        case .thread: 66
+        case .address: 1
+        case nil: nil
+        }
+    }
+
+    /// A test's time limit: `minutes` in a normal run, four times as long under a sanitizer, which makes the
+    /// code several times slower (the 100,000-message ingest of `StoreCLITests` ran past its 5 minutes).
+    static func timeLimit(minutes: Int) -> TimeLimitTrait {
+        .timeLimit(.minutes(current == nil ? minutes : minutes * 4))
+    }
+
+    /// The outcome of a heap check (`memory.release`, `memory.errors`) that gives `outcome` in a normal run.
+    /// The checks measure glibc's heap counters, which a sanitizer's allocator leaves still, so they skip.
+    static func memoryCheck(_ outcome: String) -> String {
+        current == nil ? outcome : "skipped"
+    }
+
+    /// How the checker words a check child that plugin code killed with `SIGSEGV`: by the signal in a normal
+    /// run; under a sanitizer, whose handler takes the fault, reports it and exits, by the exit code.
+    static var segfaultInCheck: String {
+        exitCode.map { "exited with code \($0)" } ?? "SIGSEGV (signal 11)"
+    }
+
+    /// How the plugin scanner words a scan that plugin code killed with `SIGSEGV`, as `segfaultInCheck`.
+    static var segfaultInScan: String {
+        exitCode.map { "exited with status \($0)" } ?? "SIGSEGV (signal 11)"
+    }
+
+    /// What the sanitizer's summary of a segmentation fault starts with (`SUMMARY: ThreadSanitizer: SEGV`),
+    /// which the scanner quotes from the child's last lines; `SIGSEGV` in a normal run.
+    static var segfaultSummary: String {
+        current.map { "SUMMARY: \($0.rawValue): SEGV" } ?? "SIGSEGV"
+    }
+
+    /// The options that built this test bundle (`--sanitize=...` and the linker flags that export the
+    /// runtime's symbols to plugins), which `Scripts/sanitize.sh` passes in `MISSIVE_SANITIZER_BUILD_FLAGS`,
+    /// for a host built by a test that must load the instrumented sample plugins; none in a normal run.
+    static var buildFlags: [String] {
+        guard current != nil else { return [] }
+        let flags = ProcessInfo.processInfo.environment["MISSIVE_SANITIZER_BUILD_FLAGS"] ?? ""
+        return flags.split(separator: " ").map(String.init)
+    }
+}
