@@ -38,7 +38,7 @@ enum CrashGuard {
     }
 
     /// One plugin file, or one of its types: the journal record written for it. Sites are made once per
-    /// load and never freed, like the plugins themselves.
+    /// record and never freed, like the plugins themselves.
     struct Site: @unchecked Sendable {
         fileprivate let pointer: OpaquePointer?
 
@@ -46,12 +46,22 @@ enum CrashGuard {
         static let none = Site(pointer: nil)
     }
 
+    /// The sites made so far, by record. A file probed or loaded again (a second discovery, `missive check
+    /// --in-process`) gets the site it had: one made anew would be lost as soon as the probe cache answered,
+    /// as LeakSanitizer found.
+    private static let sites = Locked<[String: Site]>([:])
+
     /// The site of a plugin file, or of one of its types when `objectName` is given.
     static func site(path: String, identity: FileIdentity?, objectName: String?) -> Site {
         let record = PluginQuarantine.record(path: path, identity: identity, objectName: objectName)
-        let bytes = Array(record.utf8)
-        return bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { Site(pointer: missive_guard_site_create($0.baseAddress, $0.count)) }
+        return sites.withLock { sites in
+            if let site = sites[record] { return site }
+            let bytes = Array(record.utf8)
+            let site = bytes.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { Site(pointer: missive_guard_site_create($0.baseAddress, $0.count)) }
+            }
+            if site.pointer != nil { sites[record] = site }
+            return site
         }
     }
 
