@@ -75,6 +75,7 @@ import FoundationXML
         ("AbortOnLoad", ["load.entry": "crashed"], []),
         ("HangInDecode", ["examples.decode": "timed-out"], ["--timeout", "1", "--include", "^(load|abi|types|examples)"]),
         ("FloodInDecode", ["examples.decode": "timed-out"], ["--timeout", "1", "--include", "^(load|abi|types|examples)"]),
+        ("LossyEncode", ["roundtrip.examples": "failed"], []),
     ])
     func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, expected: [String: String], options: [String]) throws {
         let file = "libBroken\(fixture).so"

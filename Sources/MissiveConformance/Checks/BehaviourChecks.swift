@@ -9,16 +9,19 @@ enum BehaviourChecks {
 
     static let all: [ConformanceCheck] = [
         ConformanceCheck(id: "roundtrip.examples", level: 2,
-                         summary: "decode → encode → decode → encode gives the same bytes twice, for every example.",
+                         summary: "decode → encode gives the example's JSON value (numbers compared as decimals, member order free), "
+                            + "and decode → encode → decode → encode gives the same bytes twice, for every example.",
                          requires: ["examples.decode"]) { context in
             context.withTypes { (types) throws(CheckFailure) in
                 var problems: [String] = []
                 for type in types {
                     for (example, content) in try type.decodedExamples() {
-                        if let problem = roundTripProblem(type, content) { problems.append("\(type.objectName) \(preview(example)): \(problem)") }
+                        if let problem = roundTripProblem(type, content, original: example) {
+                            problems.append("\(type.objectName) \(preview(example)): \(problem)")
+                        }
                     }
                 }
-                return outcome(expected: "byte-identical encodings", problems: problems)
+                return outcome(expected: "the example's value from the first encoding, and byte-identical encodings after it", problems: problems)
             }
         },
         ConformanceCheck(id: "encode.json", level: 2, summary: "encode gives one JSON object for every example.",
@@ -124,7 +127,9 @@ enum BehaviourChecks {
                             switch type.decode(bytes: variation) {
                             case .failure(let error): problems.append("\(type.objectName) \(preview(variation)): \(error.message)")
                             case .success(let content):
-                                if let problem = roundTripProblem(type, content) { problems.append("\(type.objectName) \(preview(variation)): \(problem)") }
+                                if let problem = roundTripProblem(type, content, original: variation) {
+                                    problems.append("\(type.objectName) \(preview(variation)): \(problem)")
+                                }
                             }
                         }
                     }
@@ -134,10 +139,16 @@ enum BehaviourChecks {
         },
     ]
 
-    /// Why encode → decode → encode is not stable for a decoded message, or `nil`.
-    static func roundTripProblem(_ type: PluginType, _ content: PluginContent) -> String? {
+    /// Why encode → decode → encode is not stable for a decoded message, or `nil`. With `original`, the JSON
+    /// the message was decoded from, the first encoding must also be the same JSON value as it (``JSONValue``):
+    /// a first encode that loses information (a number cut to fewer digits, a member dropped) would otherwise
+    /// go unseen, since the second encoding only repeats the first.
+    static func roundTripProblem(_ type: PluginType, _ content: PluginContent, original: [UInt8]? = nil) -> String? {
         let (status1, first) = content.rawEncode()
         guard status1 == MISSIVE_OK else { return content.failure(of: "encode", status: status1) }
+        if let original, let value = JSONValue(original), let encoded = JSONValue(first), let difference = value.difference(from: encoded) {
+            return "the first encoding \(preview(first)) is not the value decoded: \(difference)"
+        }
         switch type.decode(bytes: first) {
         case .failure(let error): return "its own encoding \(preview(first)) does not decode: \(error.message)"
         case .success(let again):
