@@ -1,8 +1,12 @@
 import Foundation
 @testable import MissiveConformance
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The parts the conformance checks are built from: comparing JSON values exactly.
+/// The parts the conformance checks are built from: comparing JSON values exactly, and the small stack the
+/// input checks run on.
 @Suite struct ConformanceSupportTests {
     private func value(_ text: String) throws -> JSONValue { try #require(JSONValue(Array(text.utf8)), "\(text)") }
 
@@ -33,5 +37,25 @@ import Testing
         #expect(example.difference(from: try value(#"{"score": 3.14159265, "comment": "ok", "tags": [1, "2"]}"#))
             == "content.tags[1] is number 2 in the example and string \"2\" in the encoding")
         #expect(example.difference(from: try value(#"{"tags": [1, 2.0], "comment": "ok", "score": 314159265e-8}"#)) == nil)
+    }
+
+    @Test func theInputChecksRunOnA256KiBStack() {
+        // pthread_getattr_np is a GNU extension that Swift's Glibc module leaves out; RTLD_DEFAULT is a null handle.
+        typealias GetAttributes = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32
+        guard let symbol = dlsym(nil, "pthread_getattr_np") else {
+            Issue.record("no pthread_getattr_np")
+            return
+        }
+        let getAttributes = unsafeBitCast(symbol, to: GetAttributes.self)
+        let size = SmallStack.run { () -> Int in
+            let attributes = UnsafeMutablePointer<pthread_attr_t>.allocate(capacity: 1)
+            defer { attributes.deallocate() }
+            guard getAttributes(pthread_self(), attributes) == 0 else { return 0 }
+            defer { pthread_attr_destroy(attributes) }
+            var size = 0
+            pthread_attr_getstacksize(attributes, &size)
+            return size
+        }
+        #expect(size == 256 << 10)
     }
 }

@@ -76,6 +76,7 @@ import FoundationXML
         ("HangInDecode", ["examples.decode": "timed-out"], ["--timeout", "1", "--include", "^(load|abi|types|examples)"]),
         ("FloodInDecode", ["examples.decode": "timed-out"], ["--timeout", "1", "--include", "^(load|abi|types|examples)"]),
         ("LossyEncode", ["roundtrip.examples": "failed"], []),
+        ("DeepRecursion", ["decode.deep": "crashed"], []),
     ])
     func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, expected: [String: String], options: [String]) throws {
         let file = "libBroken\(fixture).so"
@@ -91,6 +92,7 @@ import FoundationXML
         case "CrashInDecode": #expect(detail.contains("SIGSEGV (signal 11)"), "\(detail)")
         case "AbortOnLoad": #expect(detail.contains("SIGABRT (signal 6)"), "\(detail)")
         case "ExitInDecode": #expect(detail.contains("exited with code 0 without a result"), "\(detail)")
+        case "DeepRecursion": #expect(detail.contains("SIGSEGV (signal 11)"), "\(detail)")
         default: break
         }
         // The checker survived and went on: the file-level checks ran, and the next plugin passed.

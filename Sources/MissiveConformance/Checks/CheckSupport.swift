@@ -14,6 +14,13 @@ extension CheckContext {
             }
         }
     }
+
+    /// ``withTypes(_:)`` on a thread with a 256 KiB stack (``SmallStack``), as hosts decode. The plugin is
+    /// opened first, on this thread, so that only the check's calls run on the small stack.
+    func withTypesOnSmallStack(_ body: ([PluginType]) throws(CheckFailure) -> CheckOutcome) -> CheckOutcome {
+        _ = callableTypes()
+        return SmallStack.run { withTypes(body) }
+    }
 }
 
 extension PluginType {

@@ -2,13 +2,18 @@ import Foundation
 import Missive
 
 /// Levels 4–5 and 9: decoding bad input returns an error and never crashes.
+///
+/// Every check here runs on a thread with a 256 KiB stack (``SmallStack``), as hosts decode.
 enum GarbageChecks {
+    /// How deep `decode.deep` nests arrays and objects.
+    static let depth = 100_000
+
     /// A check that every input `inputs` makes must be refused by every type.
     private static func refuses(
         _ id: String, level: Int, _ summary: String, inputs: @escaping @Sendable (PluginType, inout SeededGenerator) -> [[UInt8]]
     ) -> ConformanceCheck {
         ConformanceCheck(id: id, level: level, summary: summary, requires: ["types.functions"]) { context in
-            context.withTypes { (types) throws(CheckFailure) in
+            context.withTypesOnSmallStack { (types) throws(CheckFailure) in
                 var generator = context.generator(for: id)
                 var problems: [String] = []
                 for type in types {
@@ -48,9 +53,9 @@ enum GarbageChecks {
         refuses("decode.random", level: 5, "200 inputs of seeded random bytes are refused.") { _, generator in
             (0..<200).map { _ in (0..<Int.random(in: 1...256, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) } }
         },
-        refuses("decode.deep", level: 5, "JSON nested 10,000 deep (arrays and objects) is refused.") { _, _ in
-            [Array((String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)).utf8),
-             Array((String(repeating: "{\"a\":", count: 10_000) + "1" + String(repeating: "}", count: 10_000)).utf8)]
+        refuses("decode.deep", level: 5, "JSON nested 100,000 deep (arrays and objects) is refused, on a 256 KiB stack.") { _, _ in
+            [Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8),
+             Array((String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)).utf8)]
         },
         refuses("decode.large", level: 5, "A 10 MB input (an array of numbers) is refused.") { _, _ in
             // [1,1,...,1]: 10 MiB of valid JSON of the wrong shape.
@@ -63,7 +68,7 @@ enum GarbageChecks {
         ConformanceCheck(id: "decode.mutations", level: 9,
                          summary: "2,000 seeded mutations of the examples never crash; what decodes encodes to valid JSON.",
                          requires: ["examples.decode"]) { context in
-            context.withTypes { (types) throws(CheckFailure) in
+            context.withTypesOnSmallStack { (types) throws(CheckFailure) in
                 var generator = context.generator(for: "decode.mutations")
                 var problems: [String] = []
                 for type in types where !type.examples.isEmpty {

@@ -179,7 +179,7 @@ enum ViewChecks {
                          summary: "\(mutationCount) seeded mutations of the examples: "
                             + "the view of each one that decodes never crashes, and a MISSIVE_OK view reads.",
                          requires: ["view.renders"]) { context in
-            context.withTypes { (types) throws(CheckFailure) in
+            context.withTypesOnSmallStack { (types) throws(CheckFailure) in
                 let drawn = try drawnTypes(types)
                 var generator = context.generator(for: "view.mutations")
                 var problems: [String] = []
