@@ -67,7 +67,7 @@ import FoundationXML
         ("DigestInvalidUTF8", ["digest.valid": "failed"], []),
         ("LeakyRelease", ["memory.release": "failed"], ["--strictness", "6"]),
         ("AcceptsGarbage", ["decode.empty": "failed", "decode.truncated": "failed", "decode.wrong-shape": "failed",
-                            "decode.invalid-utf8": "failed", "decode.nul": "failed", "decode.random": "failed",
+                            "decode.invalid-utf8": "failed", "decode.nul": "failed", "decode.trailing": "failed", "decode.random": "failed",
                             "decode.deep": "failed", "decode.large": "failed"], []),
         ("BadOutputs", ["encode.json": "failed", "words.valid": "failed", "push.valid": "failed", "media.valid": "failed"], []),
         ("CrashInDecode", ["examples.decode": "crashed"], []),
@@ -77,6 +77,7 @@ import FoundationXML
         ("FloodInDecode", ["examples.decode": "timed-out"], ["--timeout", "1", "--include", "^(load|abi|types|examples)"]),
         ("LossyEncode", ["roundtrip.examples": "failed"], []),
         ("DeepRecursion", ["decode.deep": "crashed"], []),
+        ("AcceptsTrailingData", ["decode.trailing": "failed"], []),
     ])
     func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, expected: [String: String], options: [String]) throws {
         let file = "libBroken\(fixture).so"

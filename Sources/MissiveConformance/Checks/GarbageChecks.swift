@@ -50,6 +50,12 @@ enum GarbageChecks {
                 Array(example.prefix(example.count / 2)) + [0] + Array(example.dropFirst(example.count / 2))
             }
         },
+        refuses("decode.trailing", level: 4, "An example followed by more bytes (text, a second copy, a NUL byte) is refused.") { type, _ in
+            type.examples.flatMap { (example: [UInt8]) -> [[UInt8]] in
+                let tails: [[UInt8]] = [Array("xyz".utf8), example, [0], Array("]".utf8)]
+                return tails.map { example + $0 }
+            }
+        },
         refuses("decode.random", level: 5, "200 inputs of seeded random bytes are refused.") { _, generator in
             (0..<200).map { _ in (0..<Int.random(in: 1...256, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) } }
         },

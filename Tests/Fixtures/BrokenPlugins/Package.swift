@@ -19,8 +19,8 @@ let brokenPlugins = [
     // The actions extension (missive.actions.v1): one fixture for each action check that can fail.
     "ActionBadSignature", "ActionMissingSymbol", "ActionMetadataMismatch", "ActionInvalidResult", "ActionBadURL", "ActionNoExamples",
     "ActionCrashesOnOddString", "ActionThreadUnsafe",
-    // What the checker sees beyond the examples: a lossy first encode, unbounded recursion.
-    "LossyEncode", "DeepRecursion",
+    // What the checker sees beyond the examples: a lossy first encode, unbounded recursion, trailing data.
+    "LossyEncode", "DeepRecursion", "AcceptsTrailingData",
 ]
 
 /// Valid plugins for what the samples do not show: a container with an integer key, a view with an element
