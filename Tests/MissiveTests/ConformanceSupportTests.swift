@@ -5,8 +5,8 @@ import Testing
 import Glibc
 #endif
 
-/// The parts the conformance checks are built from: comparing JSON values exactly, and the small stack the
-/// input checks run on.
+/// The parts the conformance checks are built from: comparing JSON values exactly, the small stack the input
+/// checks run on, and the invalid contents of `memory.errors`.
 @Suite struct ConformanceSupportTests {
     private func value(_ text: String) throws -> JSONValue { try #require(JSONValue(Array(text.utf8)), "\(text)") }
 
@@ -57,5 +57,17 @@ import Glibc
             return size
         }
         #expect(size == 256 << 10)
+    }
+
+    @Test func invalidContentsRemoveEachMemberOrGiveItAValueOfAnotherKind() {
+        let contents = Set(ResourceChecks.invalidContents(Array(#"{"score":5,"comment":"ok"}"#.utf8)).map { String(decoding: $0, as: UTF8.self) })
+        #expect(contents.contains(#"{"comment":"ok"}"#))
+        #expect(contents.contains(#"{"score":5}"#))
+        #expect(contents.contains(#"{"score":"missive","comment":"ok"}"#))
+        #expect(contents.contains(#"{"score":5,"comment":-1.5}"#))
+        #expect(contents.contains(#"{"score":5,"comment":{}}"#))
+        #expect(!contents.contains(#"{"score":-1.5,"comment":"ok"}"#), "a number is not replaced by a number")
+        // Two members, each removed once and given five other kinds.
+        #expect(contents.count == 12)
     }
 }

@@ -19,8 +19,9 @@ let brokenPlugins = [
     // The actions extension (missive.actions.v1): one fixture for each action check that can fail.
     "ActionBadSignature", "ActionMissingSymbol", "ActionMetadataMismatch", "ActionInvalidResult", "ActionBadURL", "ActionNoExamples",
     "ActionCrashesOnOddString", "ActionThreadUnsafe",
-    // What the checker sees beyond the examples: a lossy first encode, unbounded recursion, trailing data.
-    "LossyEncode", "DeepRecursion", "AcceptsTrailingData",
+    // What the checker sees beyond the examples: a lossy first encode, a slow leak, unbounded recursion, trailing
+    // data, a leak on the error path of content that parses.
+    "LossyEncode", "SlowLeak", "DeepRecursion", "AcceptsTrailingData", "LeaksOnWrongKind",
 ]
 
 /// Valid plugins for what the samples do not show: a container with an integer key, a view with an element
