@@ -37,7 +37,7 @@ enum ChildProcess {
     /// `SIGKILL`. The group is killed after a normal exit too, so nothing the plugin started outlives its
     /// check. Exit is detected with `waitpid`, not by the output closing, which a forked grandchild could
     /// hold open.
-    static func run(executable: String, arguments: [String], timeout: Double) throws -> Result {
+    static func run(executable: String, arguments: [String], environment extra: [String: String] = [:], timeout: Double) throws -> Result {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else { throw ChildProcessError("pipe failed: errno \(errno)") }
         let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
@@ -59,7 +59,7 @@ enum ChildProcess {
         posix_spawnattr_setpgroup(&attributes, 0)
 
         // The Swift runtime's backtracer would spend time on every crash and bury the plugin's last words.
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
         environment["SWIFT_BACKTRACE"] = "enable=no"
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

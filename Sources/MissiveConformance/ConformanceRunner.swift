@@ -167,7 +167,9 @@ public struct ConformanceRunner: Sendable {
         arguments.append(path)
         let run: ChildProcess.Result
         do {
-            run = try ChildProcess.run(executable: executable, arguments: arguments, timeout: options.timeout)
+            run = try ChildProcess.run(
+                executable: executable, arguments: arguments, environment: [ResourceChecks.timeoutVariable: String(options.timeout)],
+                timeout: options.timeout)
         } catch {
             return .crashed("could not start \(executable): \(error)")
         }

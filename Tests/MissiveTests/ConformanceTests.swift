@@ -104,6 +104,22 @@ import FoundationXML
         #expect(report.results["libCRating.so"]?.values.allSatisfy { ["passed", "skipped"].contains($0["outcome"] as? String) } == true)
     }
 
+    @Test func aSlowButCorrectPluginGetsWarningsNotTimeouts() throws {
+        // The C sample with a 3 ms decode. The time limit of 8 s gives the repeating checks 2 s each; at the
+        // default 30 s they take 7.5 s, and the whole run at strictness 10 passes.
+        let run = try Fixtures.missive(
+            "check", "--strictness", "10", "--timeout", "8", "--include", #"^(examples\.decode|memory\..*|threads\.stress|speed\.decode)$"#,
+            "--format", "json", "--seed", "4", try Fixtures.fixtureLibrary("SlowRating"))
+        #expect(run.status == 0, "\(run.stdout)")
+        let results = try #require(try Report(run.stdout).results["libSlowRating.so"])
+        #expect(results.count == 5)
+        for (id, result) in results {
+            #expect(["passed", "warning"].contains(result["outcome"] as? String), "\(id): \(result)")
+        }
+        #expect((results["speed.decode"]?["detail"] as? String)?.contains("over the 50 µs budget") == true)
+        #expect((results["memory.release"]?["detail"] as? String)?.contains("the plugin is slow") == true)
+    }
+
     @Test func aPluginThatForksIsJudgedOnItsCheckAndItsProcessesDoNotOutliveIt() throws {
         let start = ContinuousClock.now
         let run = try Fixtures.missive("check", "--include", "^examples.decode$", "--timeout", "20", "--format", "json",

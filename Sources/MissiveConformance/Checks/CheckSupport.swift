@@ -78,3 +78,28 @@ func isValidUTF8(_ bytes: [UInt8]) -> Bool {
 func outcome(expected: String, problems: [String]) -> CheckOutcome {
     problems.isEmpty ? .passed : .failed(expected: expected, seen: problems.prefix(5).joined(separator: "; ") + (problems.count > 5 ? "; and \(problems.count - 5) more" : ""))
 }
+
+/// The time a check that repeats work may spend (``ResourceChecks/repetitionBudget``), from when it was made.
+/// A slow plugin gets fewer repetitions instead of a timeout; the inputs come in a seeded order, so the ones
+/// tried are the same on every run with the seed.
+struct RepetitionDeadline {
+    let budget = ResourceChecks.repetitionBudget
+    let end: ContinuousClock.Instant
+
+    init() { end = ContinuousClock.now + budget }
+
+    /// Whether the time is up.
+    var isPast: Bool { ContinuousClock.now >= end }
+
+    /// `outcome(expected:problems:)`; when the time ran out after `tried` of `total` inputs and nothing
+    /// failed, a warning that says so.
+    func outcome(expected: String, problems: [String], tried: Int, of total: Int, inputs: String = "inputs") -> CheckOutcome {
+        guard problems.isEmpty, tried < total else { return MissiveConformance.outcome(expected: expected, problems: problems) }
+        return .warning("tried \(tried) of \(total) \(inputs): the plugin is slow, and the check stops after \(CheckOutcome.format(seconds(budget))) s")
+    }
+}
+
+/// A duration in seconds.
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}

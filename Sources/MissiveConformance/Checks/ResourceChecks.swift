@@ -8,15 +8,15 @@ import Synchronization
 /// Levels 6–10: memory, threads and speed.
 enum ResourceChecks {
     /// Calls measured in each window of the memory checks (a call is one decode, with the calls on the
-    /// message it gives); a fifth as many warm up first.
+    /// message it gives), when the time allows; a fifth as many warm up first.
     static let memoryWindowCalls = 2_500
     /// Windows the memory checks measure; memory is reported as not released when the heap grew in every one.
     static let memoryWindows = 4
     /// Heap growth per call, in each window, above which memory is reported as not released. One 64-byte
     /// block leaked every 100 decodes is an 80-byte chunk in glibc: 0.8 bytes per call, three times this.
     static let leakBytesPerCall = 0.25
-    /// The least growth of a window that counts, so that the allocator's own bookkeeping is not taken for a
-    /// leak.
+    /// The least growth of a window that counts, whatever its number of calls: what a window of very few
+    /// calls (of a slow plugin) must grow by, so that the allocator's own bookkeeping is not taken for a leak.
     static let leakFloorBytes = 64
     /// Load time above which `speed.load` warns.
     static let loadBudgetMilliseconds = 50.0
@@ -27,6 +27,17 @@ enum ResourceChecks {
     static let otherKinds: [(kind: String, value: String)] = [
         ("string", #""missive""#), ("number", "-1.5"), ("boolean", "true"), ("null", "null"), ("array", "[]"), ("object", "{}"),
     ]
+
+    /// The environment variable through which an isolated run tells its child the time limit, in seconds.
+    static let timeoutVariable = "MISSIVE_CHECK_TIMEOUT"
+
+    /// How long a check that repeats work (the memory and thread checks) may spend repeating it: a quarter of
+    /// the time limit (30 s unless the parent says otherwise), at most 8 s. A slow plugin then gets fewer
+    /// repetitions, not a timeout.
+    static var repetitionBudget: Duration {
+        let timeout = ProcessInfo.processInfo.environment[timeoutVariable].flatMap(Double.init) ?? 30
+        return .milliseconds(Int64(min(8, timeout / 4) * 1_000))
+    }
 
     static let all: [ConformanceCheck] = [
         ConformanceCheck(id: "memory.release", level: 6,
@@ -95,10 +106,14 @@ enum ResourceChecks {
                          requires: ["examples.decode"]) { context in
             context.withTypes { (types) throws(CheckFailure) in
                 var slow: [String] = []
+                let deadline = RepetitionDeadline()
+                let examples = types.reduce(0) { $0 + $1.examples.count }
                 for type in types {
                     for example in type.examples {
+                        // 301 samples, or fewer for a slow plugin: each example gets its share of the time budget.
+                        let share = ContinuousClock.now + deadline.budget / max(examples, 1)
                         var samples: [Double] = []
-                        for _ in 0..<301 {
+                        for _ in 0..<301 where samples.count < 5 || ContinuousClock.now < share {
                             let start = ContinuousClock.now
                             if case .success(let content) = type.decode(bytes: example) { _ = content.rawDigest() }
                             samples.append(milliseconds(ContinuousClock.now - start) * 1_000)
@@ -148,17 +163,28 @@ enum ResourceChecks {
     }
 
     /// Runs `cycle` (which makes `callsPerCycle` calls) over and over, and fails when the heap in use grew in
-    /// every one of ``memoryWindows`` windows of ``memoryWindowCalls`` calls by more than ``leakBytesPerCall``
-    /// per call (and at least ``leakFloorBytes``).
+    /// every one of ``memoryWindows`` windows by more than ``leakBytesPerCall`` per call (and at least
+    /// ``leakFloorBytes``).
     ///
-    /// A warm-up of a fifth of a window comes first, so that caches and lazily made state are in place. Growth
-    /// in every window is what a leak gives, however slow; noise and one-off allocations grow the heap in some
-    /// windows, not all.
+    /// A warm-up of a fifth of a window comes first, so that caches and lazily made state are in place. The
+    /// windows hold ``memoryWindowCalls`` calls each when the ``repetitionBudget`` allows, and fewer for a
+    /// slow plugin. Growth in every window is what a leak gives, however slow; noise and one-off
+    /// allocations grow the heap in some windows, not all.
     private static func heapGrowth(callsPerCycle: Int, _ cycle: () -> Void) -> CheckOutcome {
         guard missive_heap_supported() != 0 else { return .skipped("no heap counter sees this process's malloc (another allocator or a sanitizer replaced it)") }
         let calls = max(callsPerCycle, 1)
-        for _ in 0..<((memoryWindowCalls / 5 + calls - 1) / calls) { cycle() }
-        let cycles = (memoryWindowCalls + calls - 1) / calls
+        let budget = repetitionBudget
+        let start = ContinuousClock.now
+        let warmUp = (memoryWindowCalls / 5 + calls - 1) / calls
+        var warmed = 0
+        repeat {
+            cycle()
+            warmed += 1
+        } while warmed < warmUp && ContinuousClock.now - start < budget / 5
+        let perCycle = max((ContinuousClock.now - start) / warmed, .nanoseconds(1))
+        let affordable = Int((budget - (ContinuousClock.now - start)) / (perCycle * memoryWindows))
+        let wanted = (memoryWindowCalls + calls - 1) / calls
+        let cycles = max(1, min(wanted, affordable))
         var growth: [Int] = []
         for _ in 0..<memoryWindows {
             let before = heapInUse()
@@ -167,7 +193,11 @@ enum ResourceChecks {
         }
         let windowCalls = cycles * calls
         let threshold = max(Double(leakFloorBytes), leakBytesPerCall * Double(windowCalls))
-        guard growth.allSatisfy({ Double($0) > threshold }) else { return .passed }
+        guard growth.allSatisfy({ Double($0) > threshold }) else {
+            guard cycles < wanted else { return .passed }
+            return .warning("no growth, in windows of \(windowCalls) calls instead of \(wanted * calls): the plugin is slow, and the check "
+                + "measures for about \(CheckOutcome.format(seconds(budget))) s")
+        }
         let perCall = Double(growth.reduce(0, +)) / Double(windowCalls * memoryWindows)
         return .failed(
             expected: "no heap growth (at most \(CheckOutcome.format(leakBytesPerCall)) bytes per call in some window)",
@@ -199,13 +229,20 @@ enum ResourceChecks {
 
     /// Decodes on `threads` real threads at once (not capped at the number of cores), then reads one shared
     /// handle per input from all of them, as the ABI allows; every result must equal the single-threaded one.
+    /// Each thread runs `rounds` rounds, or fewer when the ``repetitionBudget`` runs out first.
     private static func concurrentProblems(_ types: [PluginType], threads: Int, rounds: Int, including extra: [[UInt8]]) throws(CheckFailure) -> CheckOutcome {
         let work = types.flatMap { type in (type.examples + extra).map { (type, $0) } }
         let baseline = work.map { observe($0.0, $0.1) }
         let shared = work.map { item in (try? item.0.decode(bytes: item.1).get()) }
         let differences = Mutex<[String]>([])
+        let deadline = RepetitionDeadline()
+        let fewestRounds = Mutex(rounds)
         runOnThreads(threads) { thread in
+            var done = 0
+            defer { fewestRounds.withLock { $0 = min($0, done) } }
             for _ in 0..<rounds {
+                if deadline.isPast { break }
+                done += 1
                 for (index, item) in work.enumerated() {
                     if observe(item.0, item.1) != baseline[index] {
                         differences.withLock { $0.append("thread \(thread): decoding \(item.0.objectName) \(preview(item.1, limit: 40)) gave a different result") }
@@ -216,7 +253,9 @@ enum ResourceChecks {
                 }
             }
         }
-        return outcome(expected: "identical results on every thread", problems: differences.withLock { $0 })
+        return deadline.outcome(
+            expected: "identical results on every thread", problems: differences.withLock { $0 }, tried: fewestRounds.withLock { $0 }, of: rounds,
+            inputs: "rounds on some thread")
     }
 
     /// Runs `body` on `count` threads that start together.

@@ -125,8 +125,10 @@ enum ViewChecks {
                 let baseline = work.map { item in (try? item.0.decode(bytes: item.1).get()).map(ViewOutput.init) }
                 let shared = work.map { item in try? item.0.decode(bytes: item.1).get() }
                 let differences = Mutex(Differences())
+                // Fewer rounds for a slow plugin: the check stops when its time budget is spent.
+                let deadline = RepetitionDeadline()
                 ResourceChecks.runOnThreads(8) { thread in
-                    for _ in 0..<threadRounds {
+                    for _ in 0..<threadRounds where !deadline.isPast {
                         for (index, item) in work.enumerated() {
                             guard let expected = baseline[index] else { continue }
                             if case .success(let content) = item.0.decode(bytes: item.1) {
@@ -183,8 +185,13 @@ enum ViewChecks {
                 let drawn = try drawnTypes(types)
                 var generator = context.generator(for: "view.mutations")
                 var problems: [String] = []
+                let deadline = RepetitionDeadline()
+                var tried = 0, total = 0
                 for type in drawn where !type.examples.isEmpty {
-                    for _ in 0..<(mutationCount / drawn.count) {
+                    let count = mutationCount / drawn.count
+                    total += count
+                    for _ in 0..<count where !deadline.isPast {
+                        tried += 1
                         var input = type.examples.randomElement(using: &generator)!
                         GarbageChecks.mutate(&input, using: &generator)
                         guard case .success(let content) = type.decode(bytes: input) else { continue }
@@ -193,7 +200,8 @@ enum ViewChecks {
                         problems.append("\(type.objectName) decoded \(preview(input, limit: 48)); its view: \(problem)")
                     }
                 }
-                return outcome(expected: "a readable view (or none) for every mutation that decodes", problems: problems)
+                return deadline.outcome(
+                    expected: "a readable view (or none) for every mutation that decodes", problems: problems, tried: tried, of: total, inputs: "mutations")
             }
         },
     ]
