@@ -1,4 +1,5 @@
 import Foundation
+import Missive
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,10 +29,28 @@ enum ChildProcess {
             let line = String(decoding: outputTail, as: UTF8.self).split(whereSeparator: \.isNewline).last { !$0.allSatisfy(\.isWhitespace) }
             return line.map { String($0.prefix(200)) }
         }
+
+        /// The last ``reportedLines`` non-empty lines of the last ``reportedBytes`` of output, each cleaned
+        /// onto one line (``TextHygiene/line(_:)``: no escape sequence or control character reaches a terminal
+        /// or a report), without trailing spaces, and cut to 300 characters.
+        var reportedOutput: [String] {
+            let text = String(decoding: outputTail.suffix(ChildProcess.reportedBytes), as: UTF8.self)
+            let lines = text.split(whereSeparator: \.isNewline).map { line in
+                var cleaned = TextHygiene.line(String(line))
+                while cleaned.last?.isWhitespace == true { cleaned.removeLast() }
+                return cleaned
+            }.filter { !$0.isEmpty }
+            return lines.suffix(ChildProcess.reportedLines).map { $0.count > 300 ? String($0.prefix(299)) + "…" : $0 }
+        }
     }
 
     /// How much of the child's output is kept.
     static let outputTailSize = 4096
+    /// How much of the kept output a crash report shows: at most this many bytes from its end, and of them at
+    /// most ``reportedLines`` lines.
+    static let reportedBytes = 2048
+    /// The most lines of output a crash report shows.
+    static let reportedLines = 20
 
     /// Runs `executable` in a new process group, waits at most `timeout` seconds, then kills the group with
     /// `SIGKILL`. The group is killed after a normal exit too, so nothing the plugin started outlives its

@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// The parts the conformance checks are built from: comparing JSON values exactly, the small stack the input
-/// checks run on, and the invalid contents of `memory.errors`.
+/// checks run on, the trail that names a crash's input, the invalid contents of `memory.errors`, and what a
+/// crash report keeps of a plugin's output.
 @Suite struct ConformanceSupportTests {
     private func value(_ text: String) throws -> JSONValue { try #require(JSONValue(Array(text.utf8)), "\(text)") }
 
@@ -59,6 +60,19 @@ import Glibc
         #expect(size == 256 << 10)
     }
 
+    @Test func theTrailKeepsTheLastInputNoted() throws {
+        let path = NSTemporaryDirectory() + "missive-trail-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        InputTrail.open(at: path)
+        InputTrail.note("fixture:x, input 1 of 2: \"{}\"")
+        InputTrail.note("fixture:x, input 2 of 2: \"[]\"")
+        #expect(InputTrail.read(at: path) == "fixture:x, input 2 of 2: \"[]\"")
+        InputTrail.note(String(repeating: "é", count: 4_000))
+        #expect(InputTrail.read(at: path)?.utf8.count ?? 0 <= InputTrail.capacity - 4)
+        InputTrail.clear()
+        #expect(InputTrail.read(at: path) == nil)
+    }
+
     @Test func invalidContentsRemoveEachMemberOrGiveItAValueOfAnotherKind() {
         let contents = Set(ResourceChecks.invalidContents(Array(#"{"score":5,"comment":"ok"}"#.utf8)).map { String(decoding: $0, as: UTF8.self) })
         #expect(contents.contains(#"{"comment":"ok"}"#))
@@ -69,5 +83,20 @@ import Glibc
         #expect(!contents.contains(#"{"score":-1.5,"comment":"ok"}"#), "a number is not replaced by a number")
         // Two members, each removed once and given five other kinds.
         #expect(contents.count == 12)
+    }
+
+    @Test func aCrashReportKeepsTheLastLinesOfOutputCleaned() {
+        let lines = (1...30).map { "line \($0)" }.joined(separator: "\n")
+        let panic = "\nthread 'main' panicked at src/lib.rs:42:5:\n\u{1B}[31mindex out of bounds\u{1B}[0m\u{7}\n"
+        let result = ChildProcess.Result(termination: .signal(SIGABRT), outputTail: Data((lines + panic).utf8))
+        let output = result.reportedOutput
+        #expect(output.count == 20)
+        #expect(output.last == "index out of bounds")
+        #expect(output[output.count - 2] == "thread 'main' panicked at src/lib.rs:42:5:")
+        #expect(output.first == "line 13")
+        // At most 2 KiB of output are read.
+        let long = ChildProcess.Result(termination: .exit(1), outputTail: Data(String(repeating: "x", count: 4_000).utf8))
+        #expect(long.reportedOutput.count == 1)
+        #expect(long.reportedOutput[0].count == 300)
     }
 }

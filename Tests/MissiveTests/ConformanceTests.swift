@@ -81,6 +81,7 @@ import FoundationXML
         ("AcceptsTrailingData", ["decode.trailing": "failed"], []),
         // The fixtures' shared echo decoder refuses re-spelled examples (roundtrip.variations, level 7).
         ("LeaksOnWrongKind", ["memory.errors": "failed"], ["--strictness", "7", "--exclude", #"^roundtrip\.variations$"#]),
+        ("AbortsOnMutation", ["decode.mutations": "crashed"], ["--strictness", "9", "--include", "^(load|abi|types|examples|decode)"]),
     ])
     func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, expected: [String: String], options: [String]) throws {
         let file = "libBroken\(fixture).so"
@@ -102,6 +103,58 @@ import FoundationXML
         // The checker survived and went on: the file-level checks ran, and the next plugin passed.
         #expect(report.outcome(file, "load.elf") == "passed")
         #expect(report.results["libCRating.so"]?.values.allSatisfy { ["passed", "skipped"].contains($0["outcome"] as? String) } == true)
+    }
+
+    @Test func aCrashShowsThePluginsLastWordsNamesTheInputAndHowToReproduceIt() throws {
+        let path = try Fixtures.fixtureLibrary("BrokenAbortsOnMutation")
+        let arguments = ["check", "--strictness", "9", "--include", #"^decode\.mutations$"#, "--seed", "2", path]
+        let run = try Fixtures.missive(arguments + ["--format", "json"])
+        #expect(run.status == 1)
+        let result = try #require(try Report(run.stdout).results["libBrokenAbortsOnMutation.so"]?["decode.mutations"])
+        #expect(result["outcome"] as? String == "crashed")
+        #expect((result["detail"] as? String)?.hasPrefix("killed by SIGABRT (signal 6) while running decode.mutations: aborts_on_mutation.c:") == true)
+        let output = try #require(result["output"] as? [String])
+        #expect(output.contains { $0.contains("decode: unexpected byte") }, "\(output)")
+        let input = try #require(result["input"] as? String)
+        #expect(input.hasPrefix("fixture:aborts, mutation "), "\(input)")
+        #expect(input.contains(" of 2000 (of example 0): "), "\(input)")
+        let reproduce = try #require(result["reproduce"] as? String)
+        #expect(reproduce == #"missive check \#(path) --strictness 9 --include '^decode\.mutations$' --seed 2"#)
+
+        // The command, run as printed, meets the same input.
+        let words = Self.shellWords(reproduce)
+        #expect(words.first == "missive")
+        let again = try Fixtures.missive(Array(words.dropFirst()) + ["--format", "json"])
+        #expect(try Report(again.stdout).results["libBrokenAbortsOnMutation.so"]?["decode.mutations"]?["input"] as? String == input)
+
+        // The text report shows the same under the result's line; JUnit keeps it in the error.
+        let text = try Fixtures.missive(arguments)
+        #expect(text.stdout.contains("          input: \(input)"), "\(text.stdout)")
+        #expect(text.stdout.contains("          reproduce: \(reproduce)"))
+        #expect(text.stdout.contains("          | aborts_on_mutation.c:"))
+        let junit = try Fixtures.missive(arguments + ["--format", "junit"])
+        #expect(junit.stdout.contains("reproduce: missive check"), "\(junit.stdout)")
+        #expect(junit.stdout.contains("| aborts_on_mutation.c:"))
+    }
+
+    /// The words of a command as a POSIX shell splits them, for commands quoted with single quotes only.
+    static func shellWords(_ command: String) -> [String] {
+        var words: [String] = [], word = "", quoted = false, started = false
+        for character in command {
+            if character == "'" {
+                quoted.toggle()
+                started = true
+            } else if character == " " && !quoted {
+                if started { words.append(word) }
+                word = ""
+                started = false
+            } else {
+                word.append(character)
+                started = true
+            }
+        }
+        if started { words.append(word) }
+        return words
     }
 
     @Test func aSlowButCorrectPluginGetsWarningsNotTimeouts() throws {

@@ -33,12 +33,16 @@ extension PluginType {
     func decodedExamples() throws(CheckFailure) -> [(example: [UInt8], content: PluginContent)] {
         var decoded: [(example: [UInt8], content: PluginContent)] = []
         for (index, example) in examples.enumerated() {
+            InputTrail.note("\(objectName), example \(index): \(preview(example, limit: 64))")
             switch decode(bytes: example) {
             case .success(let content): decoded.append((example, content))
             case .failure(let error):
+                InputTrail.clear()
                 throw CheckFailure(.failed(expected: "\(objectName) example \(index) to decode", seen: "error: \(error.message)"))
             }
         }
+        // What follows uses every example's message; a crash there is not one example's.
+        InputTrail.clear()
         return decoded
     }
 }

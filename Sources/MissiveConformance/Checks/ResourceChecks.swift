@@ -46,6 +46,7 @@ enum ResourceChecks {
                          requires: ["examples.decode"]) { context in
             context.withTypes { (types) throws(CheckFailure) in
                 let decoded = try types.map { type throws(CheckFailure) in (type, try type.decodedExamples().map(\.example)) }
+                InputTrail.note("the examples, decoded and used over and over")
                 return heapGrowth(callsPerCycle: decoded.reduce(0) { $0 + $1.1.count }) {
                     for (type, examples) in decoded {
                         for example in examples {
@@ -67,6 +68,7 @@ enum ResourceChecks {
             context.withTypes { (types) throws(CheckFailure) in
                 let broken: [[UInt8]] = [Array("{\"broken\":".utf8), Array("[1,2".utf8), [0xFF]]
                 let inputs = types.map { type in (type, broken + type.examples.flatMap(invalidContents)) }
+                InputTrail.note("unparseable content and the examples made invalid, decoded over and over")
                 return heapGrowth(callsPerCycle: inputs.reduce(0) { $0 + $1.1.count }) {
                     for (type, inputs) in inputs {
                         for input in inputs { _ = type.decode(bytes: input) }

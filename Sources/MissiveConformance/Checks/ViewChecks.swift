@@ -187,19 +187,19 @@ enum ViewChecks {
                 var problems: [String] = []
                 let deadline = RepetitionDeadline()
                 var tried = 0, total = 0
-                for type in drawn where !type.examples.isEmpty {
-                    let count = mutationCount / drawn.count
-                    total += count
-                    for _ in 0..<count where !deadline.isPast {
+                for type in drawn {
+                    let mutations = Mutation.make(type, count: mutationCount / drawn.count, using: &generator)
+                    total += mutations.count
+                    for mutation in mutations where !deadline.isPast {
                         tried += 1
-                        var input = type.examples.randomElement(using: &generator)!
-                        GarbageChecks.mutate(&input, using: &generator)
-                        guard case .success(let content) = type.decode(bytes: input) else { continue }
+                        mutation.note(type)
+                        guard case .success(let content) = type.decode(bytes: mutation.bytes) else { continue }
                         let output = ViewOutput(content)
                         guard output.status == MISSIVE_OK, let problem = readingProblem(output.bytes) else { continue }
-                        problems.append("\(type.objectName) decoded \(preview(input, limit: 48)); its view: \(problem)")
+                        problems.append("\(type.objectName) decoded \(preview(mutation.bytes, limit: 48)); its view: \(problem)")
                     }
                 }
+                InputTrail.clear()
                 return deadline.outcome(
                     expected: "a readable view (or none) for every mutation that decodes", problems: problems, tried: tried, of: total, inputs: "mutations")
             }
