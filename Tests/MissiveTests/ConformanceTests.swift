@@ -81,7 +81,10 @@ import FoundationXML
         ("AcceptsTrailingData", ["decode.trailing": "failed"], []),
         // The fixtures' shared echo decoder refuses re-spelled examples (roundtrip.variations, level 7).
         ("LeaksOnWrongKind", ["memory.errors": "failed"], ["--strictness", "7", "--exclude", #"^roundtrip\.variations$"#]),
-        ("AbortsOnMutation", ["decode.mutations": "crashed"], ["--strictness", "9", "--include", "^(load|abi|types|examples|decode)"]),
+        // Both checks that give mutations meet the one that aborts: each crash is reported under each check.
+        ("AbortsOnMutation", ["decode.mutations": "crashed", "digest.mutations": "crashed"],
+         ["--strictness", "9", "--include", "^(load|abi|types|examples|decode|digest)"]),
+        ("DigestEchoesControls", ["digest.mutations": "failed"], ["--strictness", "9", "--include", "^(load|abi|types|examples|decode|digest)"]),
     ])
     func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, expected: [String: String], options: [String]) throws {
         let file = "libBroken\(fixture).so"
