@@ -67,17 +67,23 @@ limit=(-max_total_time="$seconds")
 [[ -n "$runs" ]] && limit=(-runs="$runs")
 mkdir -p Fuzz/.build/logs
 failed=0
-printf '%-9s %12s %9s %6s %7s  %s\n' target runs exec/s cov corpus result
+printf '%-9s %10s %6s %7s %6s %6s %16s  %s\n' target runs secs exec/s cov ft corpus result
 for target in "${targets[@]}"; do
     corpus="Fuzz/.build/corpus/$target" artifacts="Fuzz/.build/artifacts/$target/" log="Fuzz/.build/logs/$target.log"
     mkdir -p "$corpus" "$artifacts"
-    status=0
+    status=0 started=$SECONDS
     "$bin/fuzz-$target" "${limit[@]}" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
         -dict="Fuzz/Dictionaries/$target.dict" -artifact_prefix="$artifacts" "${extra[@]}" \
         "$corpus" "Fuzz/Corpus/$target" >"$log" 2>&1 || status=$?
+    elapsed=$((SECONDS - started))
+    # libFuzzer's last status line: "#RUNS DONE cov: N ft: N corp: UNITS/SIZE ..." (or the last before a failure).
+    last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
     executed=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    [[ -z "$executed" ]] && executed=$(sed -E 's/^#([0-9]+).*/\1/' <<<"$last")
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
+    cov=$(grep -oE 'cov: [0-9]+' <<<"$last" | cut -d' ' -f2 || true)
+    ft=$(grep -oE 'ft: [0-9]+' <<<"$last" | cut -d' ' -f2 || true)
+    units=$(grep -oE 'corp: [0-9]+/[0-9]+[a-zA-Z]*' <<<"$last" | cut -d' ' -f2 || true)
     if [[ $status -eq 0 ]]; then
         result="no crash"
     else
@@ -86,6 +92,6 @@ for target in "${targets[@]}"; do
         result="FAILED: $(grep -m1 -E 'invariant violated|ERROR: (AddressSanitizer|libFuzzer)|Fatal error' "$log" || echo "exit $status")"
         result+="; input: ${crash:-none saved}; reproduce: MISSIVE_FUZZ_PLUGINS=$plugins $bin/fuzz-$target ${crash:-INPUT}"
     fi
-    printf '%-9s %12s %9s %6s %7s  %s\n' "$target" "${executed:-?}" "${speed:-?}" "${cov:-?}" "$(ls "$corpus" | wc -l)" "$result"
+    printf '%-9s %10s %6s %7s %6s %6s %16s  %s\n' "$target" "${executed:-?}" "$elapsed" "${speed:-?}" "${cov:-?}" "${ft:-?}" "${units:-?}" "$result"
 done
 exit $failed
