@@ -21,7 +21,8 @@ for name in DemoMessages DemoMedia MatrixBridge CRating; do
 done
 objcopy -O binary --only-section=missive_meta "$work/libTiny.so" "$work/Tiny.meta"
 
-rm -f "$corpus"/envelope/* "$corpus"/decoders/* "$corpus"/metadata/*
+# Only the seeds this script writes: regression-* inputs stay.
+rm -f "$corpus"/envelope/conversation-* "$corpus"/decoders/conversation-* "$corpus"/metadata/section-* "$corpus"/metadata/file-*
 mkdir -p "$corpus"/envelope "$corpus"/decoders "$corpus"/metadata
 python3 - "$corpus" "$work" <<'PY'
 import json, struct, sys
