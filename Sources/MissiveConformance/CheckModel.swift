@@ -77,6 +77,24 @@ public struct CheckResult: Sendable, Hashable {
     public let duration: Double
     /// Whether the check is listed as an expected failure and did fail.
     public var isExpectedFailure = false
+    /// What is known of the process when the check crashed or timed out in a child process; `nil` otherwise.
+    public var crash: CrashContext?
+}
+
+/// What a check's child process left behind when it crashed or timed out: the end of what it printed (a
+/// panic message, an assertion with its file and line), the input it was given last, and a command that runs
+/// the check again on the same input.
+public struct CrashContext: Sendable, Hashable {
+    /// The last lines the process printed (standard output and error together): at most 20 lines from its last
+    /// 2 KiB, each cleaned onto one line. Empty when it printed nothing.
+    public let output: [String]
+    /// The input the check was giving the plugin: the type, which input it was (an example's index, a
+    /// generated input's or a mutation's number) and its first bytes. `nil` when the check had noted none, as
+    /// when the plugin crashed while loading.
+    public let input: String?
+    /// A command that runs this check alone again with the run's seed, which makes the same inputs in the
+    /// same order: `missive check FILE --strictness 9 --include '^decode\.mutations$' --seed 42`.
+    public let reproduce: String
 }
 
 /// What a check can see: the plugin file, the run's options, and the plugin opened lazily.

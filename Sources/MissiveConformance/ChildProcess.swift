@@ -29,16 +29,34 @@ enum ChildProcess {
             let line = String(decoding: outputTail, as: UTF8.self).split(whereSeparator: \.isNewline).last { !$0.allSatisfy(\.isWhitespace) }
             return line.map { String($0.prefix(200)) }
         }
+
+        /// The last ``reportedLines`` non-empty lines of the last ``reportedBytes`` of output, each cleaned
+        /// onto one line (``TextHygiene/line(_:)``: no escape sequence or control character reaches a terminal
+        /// or a report), without trailing spaces, and cut to 300 characters.
+        var reportedOutput: [String] {
+            let text = String(decoding: outputTail.suffix(ChildProcess.reportedBytes), as: UTF8.self)
+            let lines = text.split(whereSeparator: \.isNewline).map { line in
+                var cleaned = TextHygiene.line(String(line))
+                while cleaned.last?.isWhitespace == true { cleaned.removeLast() }
+                return cleaned
+            }.filter { !$0.isEmpty }
+            return lines.suffix(ChildProcess.reportedLines).map { $0.count > 300 ? String($0.prefix(299)) + "…" : $0 }
+        }
     }
 
     /// How much of the child's output is kept.
     static let outputTailSize = 4096
+    /// How much of the kept output a crash report shows: at most this many bytes from its end, and of them at
+    /// most ``reportedLines`` lines.
+    static let reportedBytes = 2048
+    /// The most lines of output a crash report shows.
+    static let reportedLines = 20
 
     /// Runs `executable` in a new process group, waits at most `timeout` seconds, then kills the group with
     /// `SIGKILL`. The group is killed after a normal exit too, so nothing the plugin started outlives its
     /// check. Exit is detected with `waitpid`, not by the output closing, which a forked grandchild could
     /// hold open.
-    static func run(executable: String, arguments: [String], timeout: Double) throws -> Result {
+    static func run(executable: String, arguments: [String], environment extra: [String: String] = [:], timeout: Double) throws -> Result {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else { throw ChildProcessError("pipe failed: errno \(errno)") }
         let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
@@ -60,7 +78,7 @@ enum ChildProcess {
         posix_spawnattr_setpgroup(&attributes, 0)
 
         // The Swift runtime's backtracer would spend time on every crash and bury the plugin's last words.
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
         environment["SWIFT_BACKTRACE"] = "enable=no"
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

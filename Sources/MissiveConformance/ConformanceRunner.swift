@@ -116,19 +116,20 @@ public struct ConformanceRunner: Sendable {
         for check in checks {
             let start = ContinuousClock.now
             var outcome: CheckOutcome
+            var crash: CrashContext?
             if let blocker = blockingRequirement(of: check, outcomes) {
                 outcome = .skipped(blocker)
             } else {
                 switch options.isolation {
                 case .inProcess: outcome = check.body(context)
-                case .childProcess(let executable): outcome = runIsolated(check, path: path, executable: executable)
+                case .childProcess(let executable): (outcome, crash) = runIsolated(check, path: path, executable: executable)
                 }
             }
             outcomes[check.id] = outcome
             let elapsed = ContinuousClock.now - start
             var result = CheckResult(
                 id: check.id, level: check.level, outcome: outcome,
-                duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, crash: crash)
             if options.expectedFailures.lists(check.id, pluginName: metadata?.name, fileName: fileName) {
                 if outcome.isFailure {
                     result.isExpectedFailure = true
@@ -159,28 +160,56 @@ public struct ConformanceRunner: Sendable {
 
     // MARK: Isolation
 
-    private func runIsolated(_ check: ConformanceCheck, path: String, executable: String) -> CheckOutcome {
+    /// Runs `check` in a child process; when the child crashes or times out, also what it left behind.
+    private func runIsolated(_ check: ConformanceCheck, path: String, executable: String) -> (CheckOutcome, CrashContext?) {
         let resultFile = NSTemporaryDirectory() + "missive-check-\(getpid())-\(UUID().uuidString).json"
-        defer { try? FileManager.default.removeItem(atPath: resultFile) }
+        let trailFile = InputTrail.path(forResultFile: resultFile)
+        defer {
+            try? FileManager.default.removeItem(atPath: resultFile)
+            try? FileManager.default.removeItem(atPath: trailFile)
+        }
         var arguments = ["check", "--child-check", check.id, "--child-result", resultFile, "--seed", String(options.seed)]
         for folder in options.against { arguments += ["--against", folder] }
         arguments.append(path)
         let run: ChildProcess.Result
         do {
-            run = try ChildProcess.run(executable: executable, arguments: arguments, timeout: options.timeout)
+            run = try ChildProcess.run(
+                executable: executable, arguments: arguments, environment: [ResourceChecks.timeoutVariable: String(options.timeout)],
+                timeout: options.timeout)
         } catch {
-            return .crashed("could not start \(executable): \(error)")
+            return (.crashed("could not start \(executable): \(error)"), nil)
         }
         let lastWords = run.lastOutputLine.map { ": \($0)" } ?? ""
+        func crash() -> CrashContext {
+            CrashContext(output: run.reportedOutput, input: InputTrail.read(at: trailFile).map(TextHygiene.line), reproduce: reproduceCommand(check, path: path))
+        }
         switch run.termination {
-        case .timedOut: return .timedOut(seconds: options.timeout)
-        case .signal(let number): return .crashed("killed by \(ChildProcess.signalName(number)) while running \(check.id)\(lastWords)")
+        case .timedOut: return (.timedOut(seconds: options.timeout), crash())
+        case .signal(let number): return (.crashed("killed by \(ChildProcess.signalName(number)) while running \(check.id)\(lastWords)"), crash())
         case .exit(let code):
             guard let data = FileManager.default.contents(atPath: resultFile), let outcome = Self.decodeOutcome(data) else {
-                return .crashed("exited with code \(code) without a result while running \(check.id)\(lastWords)")
+                return (.crashed("exited with code \(code) without a result while running \(check.id)\(lastWords)"), crash())
             }
-            return outcome
+            return (outcome, nil)
         }
+    }
+
+    /// The command that runs `check` alone on `path` again, with this run's seed (and `--against` folders),
+    /// at a strictness that selects it.
+    func reproduceCommand(_ check: ConformanceCheck, path: String) -> String {
+        var words = ["missive", "check", path]
+        if check.level > ConformanceOptions().strictness { words += ["--strictness", String(check.level)] }
+        words += ["--include", "^" + NSRegularExpression.escapedPattern(for: check.id) + "$", "--seed", String(options.seed)]
+        for folder in options.against { words += ["--against", folder] }
+        if options.timeout != ConformanceOptions().timeout { words += ["--timeout", String(format: "%g", options.timeout)] }
+        return words.map(Self.shellQuoted).joined(separator: " ")
+    }
+
+    /// `word` as a POSIX shell reads it back: unchanged when it is made of safe characters, else in single quotes.
+    static func shellQuoted(_ word: String) -> String {
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%")
+        if !word.isEmpty && word.allSatisfy(safe.contains) { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
     /// Runs one check in this process, as the child of an isolated run, and writes its outcome to
@@ -191,6 +220,7 @@ public struct ConformanceRunner: Sendable {
     /// for no limit), so that a plugin that floods memory fails instead of exhausting the machine.
     public static func runChild(checkID: String, resultFile: String, path: String, seed: UInt64, against: [String]) throws {
         ChildProcess.becomeCheckChild()
+        InputTrail.open(at: InputTrail.path(forResultFile: resultFile))
         let outcome: CheckOutcome
         if let check = ConformanceCatalog.check(checkID) {
             outcome = check.body(CheckContext(path: path, seed: seed, against: against, freshProcess: true))

@@ -221,14 +221,16 @@ private let encodeThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer
     }
 }
 
+// The digest and push text are cleaned as a host would repair them (missive_plugin.h, "Text shown to people"),
+// so that a type whose digest shows text from its content keeps the one-line rule whatever the content holds.
 private let digestThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<missive_sink>?) -> Int32 = { _, handle, sink in
-    write(box(handle).digest, to: sink)
+    write(TextHygiene.digest(box(handle).digest), to: sink)
     return MISSIVE_OK
 }
 
 private let pushThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<missive_sink>?) -> Int32 = { _, handle, sink in
     guard let text = box(handle).pushContent else { return MISSIVE_ABSENT }
-    write(text, to: sink)
+    write(TextHygiene.digest(text), to: sink)
     return MISSIVE_OK
 }
 

@@ -67,14 +67,26 @@ import FoundationXML
         ("DigestInvalidUTF8", ["digest.valid": "failed"], []),
         ("LeakyRelease", ["memory.release": "failed"], ["--strictness", "6"]),
         ("AcceptsGarbage", ["decode.empty": "failed", "decode.truncated": "failed", "decode.wrong-shape": "failed",
-                            "decode.invalid-utf8": "failed", "decode.nul": "failed", "decode.random": "failed",
+                            "decode.invalid-utf8": "failed", "decode.nul": "failed", "decode.trailing": "failed", "decode.random": "failed",
                             "decode.deep": "failed", "decode.large": "failed"], []),
-        ("BadOutputs", ["encode.json": "failed", "words.valid": "failed", "push.valid": "failed", "media.valid": "failed"], []),
+        // Its encoding is not JSON, so it cannot round-trip either.
+        ("BadOutputs", ["encode.json": "failed", "words.valid": "failed", "push.valid": "failed", "media.valid": "failed",
+                        "roundtrip.examples": "failed"], []),
         ("CrashInDecode", ["examples.decode": "crashed"], []),
         ("ExitInDecode", ["examples.decode": "crashed"], []),
         ("AbortOnLoad", ["load.entry": "crashed"], []),
         ("HangInDecode", ["examples.decode": "timed-out"], ["--timeout", "1", "--include", "^(load|abi|types|examples)"]),
         ("FloodInDecode", ["examples.decode": "timed-out"], ["--timeout", "1", "--include", "^(load|abi|types|examples)"]),
+        ("LossyEncode", ["roundtrip.examples": "failed"], []),
+        ("SlowLeak", ["memory.release": "failed"], ["--strictness", "6"]),
+        ("DeepRecursion", ["decode.deep": "crashed"], []),
+        ("AcceptsTrailingData", ["decode.trailing": "failed"], []),
+        // The fixtures' shared echo decoder refuses re-spelled examples (roundtrip.variations, level 7).
+        ("LeaksOnWrongKind", ["memory.errors": "failed"], ["--strictness", "7", "--exclude", #"^roundtrip\.variations$"#]),
+        // Both checks that give mutations meet the one that aborts: each crash is reported under each check.
+        ("AbortsOnMutation", ["decode.mutations": "crashed", "digest.mutations": "crashed"],
+         ["--strictness", "9", "--include", "^(load|abi|types|examples|decode|digest)"]),
+        ("DigestEchoesControls", ["digest.mutations": "failed"], ["--strictness", "9", "--include", "^(load|abi|types|examples|decode|digest)"]),
     ])
     func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, expected: [String: String], options: [String]) throws {
         let file = "libBroken\(fixture).so"
@@ -92,11 +104,98 @@ import FoundationXML
         case "CrashInDecode": #expect(detail.contains(SanitizerRun.segfaultInCheck), "\(detail)")
         case "AbortOnLoad": #expect(detail.contains("SIGABRT (signal 6)"), "\(detail)")
         case "ExitInDecode": #expect(detail.contains("exited with code 0 without a result"), "\(detail)")
+        case "DeepRecursion": #expect(detail.contains("SIGSEGV (signal 11)"), "\(detail)")
         default: break
+        }
+        // Every other check passed, warned or was skipped; after a crash or timeout, the checks that meet it again
+        // crash or time out too.
+        let crashes = expected.values.contains { $0 == "crashed" || $0 == "timed-out" }
+        for (id, result) in report.results[file] ?? [:] where expected[id] == nil {
+            let allowed = ["passed", "skipped", "warning"] + (crashes ? ["crashed", "timed-out"] : [])
+            #expect(allowed.contains(result["outcome"] as? String ?? ""), "\(fixture) \(id): \(result)")
         }
         // The checker survived and went on: the file-level checks ran, and the next plugin passed.
         #expect(report.outcome(file, "load.elf") == "passed")
         #expect(report.results["libCRating.so"]?.values.allSatisfy { ["passed", "skipped"].contains($0["outcome"] as? String) } == true)
+    }
+
+    @Test func aCrashShowsThePluginsLastWordsNamesTheInputAndHowToReproduceIt() throws {
+        let path = try Fixtures.fixtureLibrary("BrokenAbortsOnMutation")
+        let arguments = ["check", "--strictness", "9", "--include", #"^decode\.mutations$"#, "--seed", "2", path]
+        let run = try Fixtures.missive(arguments + ["--format", "json"])
+        #expect(run.status == 1)
+        let result = try #require(try Report(run.stdout).results["libBrokenAbortsOnMutation.so"]?["decode.mutations"])
+        #expect(result["outcome"] as? String == "crashed")
+        #expect((result["detail"] as? String)?.hasPrefix("killed by SIGABRT (signal 6) while running decode.mutations: aborts_on_mutation.c:") == true)
+        let output = try #require(result["output"] as? [String])
+        #expect(output.contains { $0.contains("decode: unexpected byte") }, "\(output)")
+        let input = try #require(result["input"] as? String)
+        #expect(input.hasPrefix("fixture:aborts, mutation "), "\(input)")
+        #expect(input.contains(" of 2000 (of example 0): "), "\(input)")
+        let reproduce = try #require(result["reproduce"] as? String)
+        #expect(reproduce == #"missive check \#(path) --strictness 9 --include '^decode\.mutations$' --seed 2"#)
+
+        // The command, run as printed, meets the same input.
+        let words = Self.shellWords(reproduce)
+        #expect(words.first == "missive")
+        let again = try Fixtures.missive(Array(words.dropFirst()) + ["--format", "json"])
+        #expect(try Report(again.stdout).results["libBrokenAbortsOnMutation.so"]?["decode.mutations"]?["input"] as? String == input)
+
+        // The text report shows the same under the result's line; JUnit keeps it in the error.
+        let text = try Fixtures.missive(arguments)
+        #expect(text.stdout.contains("          input: \(input)"), "\(text.stdout)")
+        #expect(text.stdout.contains("          reproduce: \(reproduce)"))
+        #expect(text.stdout.contains("          | aborts_on_mutation.c:"))
+        let junit = try Fixtures.missive(arguments + ["--format", "junit"])
+        #expect(junit.stdout.contains("reproduce: missive check"), "\(junit.stdout)")
+        #expect(junit.stdout.contains("| aborts_on_mutation.c:"))
+    }
+
+    /// The words of a command as a POSIX shell splits them, for commands quoted with single quotes only.
+    static func shellWords(_ command: String) -> [String] {
+        var words: [String] = [], word = "", quoted = false, started = false
+        for character in command {
+            if character == "'" {
+                quoted.toggle()
+                started = true
+            } else if character == " " && !quoted {
+                if started { words.append(word) }
+                word = ""
+                started = false
+            } else {
+                word.append(character)
+                started = true
+            }
+        }
+        if started { words.append(word) }
+        return words
+    }
+
+    @Test func aSlowButCorrectPluginGetsWarningsNotTimeouts() throws {
+        // The C sample with a 3 ms decode. The time limit of 8 s gives the repeating checks 2 s each; at the
+        // default 30 s they take 7.5 s, and the whole run at strictness 10 passes.
+        let run = try Fixtures.missive(
+            "check", "--strictness", "10", "--timeout", "8", "--include", #"^(examples\.decode|memory\..*|threads\.stress|speed\.decode)$"#,
+            "--format", "json", "--seed", "4", try Fixtures.fixtureLibrary("SlowRating"))
+        #expect(run.status == 0, "\(run.stdout)")
+        let results = try #require(try Report(run.stdout).results["libSlowRating.so"])
+        #expect(results.count == 5)
+        for (id, result) in results {
+            #expect(["passed", "warning"].contains(result["outcome"] as? String), "\(id): \(result)")
+        }
+        #expect((results["speed.decode"]?["detail"] as? String)?.contains("over the 50 µs budget") == true)
+        #expect((results["memory.release"]?["detail"] as? String)?.contains("the plugin is slow") == true)
+    }
+
+    @Test(arguments: 1...20)
+    func theSamplesAndACorrectPluginPassTheSeededChecks(seed: Int) throws {
+        // The checks whose inputs the seed makes, in one process per seed to keep this quick.
+        let files = Fixtures.samplePlugins.map(Fixtures.library) + [try Fixtures.fixtureLibrary("Legacy10")]
+        let run = try Fixtures.missive(
+            ["check", "--in-process", "--strictness", "10", "--seed", String(seed), "--format", "json",
+             "--include", #"^(decode\.(random|trailing|mutations)|view\.mutations|digest\.mutations|roundtrip\.(examples|variations))$"#]
+                + files)
+        #expect(run.status == 0, "seed \(seed): \(run.stdout)")
     }
 
     @Test func aPluginThatForksIsJudgedOnItsCheckAndItsProcessesDoNotOutliveIt() throws {

@@ -9,16 +9,19 @@ enum BehaviourChecks {
 
     static let all: [ConformanceCheck] = [
         ConformanceCheck(id: "roundtrip.examples", level: 2,
-                         summary: "decode → encode → decode → encode gives the same bytes twice, for every example.",
+                         summary: "decode → encode gives the example's JSON value (numbers compared as decimals, member order free), "
+                            + "and decode → encode → decode → encode gives the same bytes twice, for every example.",
                          requires: ["examples.decode"]) { context in
             context.withTypes { (types) throws(CheckFailure) in
                 var problems: [String] = []
                 for type in types {
                     for (example, content) in try type.decodedExamples() {
-                        if let problem = roundTripProblem(type, content) { problems.append("\(type.objectName) \(preview(example)): \(problem)") }
+                        if let problem = roundTripProblem(type, content, original: example) {
+                            problems.append("\(type.objectName) \(preview(example)): \(problem)")
+                        }
                     }
                 }
-                return outcome(expected: "byte-identical encodings", problems: problems)
+                return outcome(expected: "the example's value from the first encoding, and byte-identical encodings after it", problems: problems)
             }
         },
         ConformanceCheck(id: "encode.json", level: 2, summary: "encode gives one JSON object for every example.",
@@ -124,7 +127,9 @@ enum BehaviourChecks {
                             switch type.decode(bytes: variation) {
                             case .failure(let error): problems.append("\(type.objectName) \(preview(variation)): \(error.message)")
                             case .success(let content):
-                                if let problem = roundTripProblem(type, content) { problems.append("\(type.objectName) \(preview(variation)): \(problem)") }
+                                if let problem = roundTripProblem(type, content, original: variation) {
+                                    problems.append("\(type.objectName) \(preview(variation)): \(problem)")
+                                }
                             }
                         }
                     }
@@ -132,12 +137,64 @@ enum BehaviourChecks {
                 return outcome(expected: "every variation to decode and round-trip", problems: problems)
             }
         },
+        ConformanceCheck(id: "digest.mutations", level: 9,
+                         summary: "The digest and push content of every variation of the examples, and of \(GarbageChecks.mutationCount) "
+                            + "seeded mutations, that decodes follow the digest's rules.",
+                         requires: ["digest.valid", "push.valid"]) { context in
+            context.withTypesOnSmallStack { (types) throws(CheckFailure) in
+                var generator = context.generator(for: "digest.mutations")
+                var problems: [String] = []
+                let deadline = RepetitionDeadline()
+                var tried = 0, total = 0
+                for type in types {
+                    var inputs: [(name: String, bytes: [UInt8])] = []
+                    for (index, example) in type.examples.enumerated() {
+                        for (number, variation) in JSONVariations.make(example, using: &generator).enumerated() {
+                            inputs.append(("variation \(number + 1) of example \(index)", variation))
+                        }
+                    }
+                    for mutation in Mutation.make(type, count: GarbageChecks.mutationCount / max(types.count, 1), using: &generator) {
+                        inputs.append(("mutation \(mutation.number) of \(mutation.count) (of example \(mutation.example))", mutation.bytes))
+                    }
+                    total += inputs.count
+                    for input in inputs where !deadline.isPast {
+                        tried += 1
+                        InputTrail.note("\(type.objectName), \(input.name): \(preview(input.bytes, limit: 64))")
+                        guard case .success(let content) = type.decode(bytes: input.bytes) else { continue }
+                        if let problem = textProblem(type, content) {
+                            problems.append("\(type.objectName), \(input.name) \(preview(input.bytes, limit: 48)): \(problem)")
+                        }
+                    }
+                }
+                InputTrail.clear()
+                return deadline.outcome(
+                    expected: "one-line UTF-8 digests and push content for every input that decodes", problems: problems, tried: tried, of: total)
+            }
+        },
     ]
 
-    /// Why encode → decode → encode is not stable for a decoded message, or `nil`.
-    static func roundTripProblem(_ type: PluginType, _ content: PluginContent) -> String? {
+    /// Why a message's digest, or its push content (for a type that is not a status type), breaks the rules
+    /// of text shown to people, or `nil`.
+    static func textProblem(_ type: PluginType, _ content: PluginContent) -> String? {
+        let (status, bytes) = content.rawDigest()
+        if status != MISSIVE_OK { return content.failure(of: "digest", status: status) }
+        if let problem = digestProblem(status: status, bytes: bytes) { return problem }
+        guard type.persistenceValue != Persistence.status.rawValue, let (pushStatus, push) = content.rawPushContent(),
+              pushStatus != MISSIVE_ABSENT else { return nil }
+        if pushStatus != MISSIVE_OK { return content.failure(of: "push_content", status: pushStatus) }
+        return digestProblem(status: pushStatus, bytes: push, what: "push content")
+    }
+
+    /// Why encode → decode → encode is not stable for a decoded message, or `nil`. With `original`, the JSON
+    /// the message was decoded from, the first encoding must also be the same JSON value as it (``JSONValue``):
+    /// a first encode that loses information (a number cut to fewer digits, a member dropped) would otherwise
+    /// go unseen, since the second encoding only repeats the first.
+    static func roundTripProblem(_ type: PluginType, _ content: PluginContent, original: [UInt8]? = nil) -> String? {
         let (status1, first) = content.rawEncode()
         guard status1 == MISSIVE_OK else { return content.failure(of: "encode", status: status1) }
+        if let original, let value = JSONValue(original), let encoded = JSONValue(first), let difference = value.difference(from: encoded) {
+            return "the first encoding \(preview(first)) is not the value decoded: \(difference)"
+        }
         switch type.decode(bytes: first) {
         case .failure(let error): return "its own encoding \(preview(first)) does not decode: \(error.message)"
         case .success(let again):

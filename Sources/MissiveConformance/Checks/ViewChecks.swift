@@ -124,8 +124,10 @@ enum ViewChecks {
                 let baseline = work.map { item in (try? item.0.decode(bytes: item.1).get()).map(ViewOutput.init) }
                 let shared = work.map { item in try? item.0.decode(bytes: item.1).get() }
                 let differences = Locked(Differences())
+                // Fewer rounds for a slow plugin: the check stops when its time budget is spent.
+                let deadline = RepetitionDeadline()
                 ResourceChecks.runOnThreads(8) { thread in
-                    for _ in 0..<threadRounds {
+                    for _ in 0..<threadRounds where !deadline.isPast {
                         for (index, item) in work.enumerated() {
                             guard let expected = baseline[index] else { continue }
                             if case .success(let content) = item.0.decode(bytes: item.1) {
@@ -178,21 +180,27 @@ enum ViewChecks {
                          summary: "\(mutationCount) seeded mutations of the examples: "
                             + "the view of each one that decodes never crashes, and a MISSIVE_OK view reads.",
                          requires: ["view.renders"]) { context in
-            context.withTypes { (types) throws(CheckFailure) in
+            context.withTypesOnSmallStack { (types) throws(CheckFailure) in
                 let drawn = try drawnTypes(types)
                 var generator = context.generator(for: "view.mutations")
                 var problems: [String] = []
-                for type in drawn where !type.examples.isEmpty {
-                    for _ in 0..<(mutationCount / drawn.count) {
-                        var input = type.examples.randomElement(using: &generator)!
-                        GarbageChecks.mutate(&input, using: &generator)
-                        guard case .success(let content) = type.decode(bytes: input) else { continue }
+                let deadline = RepetitionDeadline()
+                var tried = 0, total = 0
+                for type in drawn {
+                    let mutations = Mutation.make(type, count: mutationCount / drawn.count, using: &generator)
+                    total += mutations.count
+                    for mutation in mutations where !deadline.isPast {
+                        tried += 1
+                        mutation.note(type)
+                        guard case .success(let content) = type.decode(bytes: mutation.bytes) else { continue }
                         let output = ViewOutput(content)
                         guard output.status == MISSIVE_OK, let problem = readingProblem(output.bytes) else { continue }
-                        problems.append("\(type.objectName) decoded \(preview(input, limit: 48)); its view: \(problem)")
+                        problems.append("\(type.objectName) decoded \(preview(mutation.bytes, limit: 48)); its view: \(problem)")
                     }
                 }
-                return outcome(expected: "a readable view (or none) for every mutation that decodes", problems: problems)
+                InputTrail.clear()
+                return deadline.outcome(
+                    expected: "a readable view (or none) for every mutation that decodes", problems: problems, tried: tried, of: total, inputs: "mutations")
             }
         },
     ]

@@ -49,6 +49,10 @@ public enum JSONReport {
             json.field("seen", nil as String?)
         }
         json.field("detail", result.outcome.detail)
+        json.field("input", result.crash?.input)
+        json.field("reproduce", result.crash?.reproduce)
+        json.key("output")
+        if let output = result.crash?.output { json.strings(output) } else { json.raw(Array("null".utf8)) }
         json.key("seconds")
         json.raw(Array(String(format: "%.6f", result.duration).utf8))
         json.endObject()

@@ -27,7 +27,8 @@ public enum JUnitReport {
                 case (nil, let detail): xml += "><system-out>\(escape((result.isExpectedFailure ? "expected failure: " : "warning: ") + detail))</system-out></testcase>\n"
                 case ("skipped"?, let detail): xml += "><skipped message=\(attribute(detail))/></testcase>\n"
                 case (let element?, let detail):
-                    xml += "><\(element) type=\(attribute(result.outcome.name)) message=\(attribute(detail))>\(escape(detail))</\(element)></testcase>\n"
+                    let body = ([detail] + (result.crash.map { TextReport.crashLines($0, indent: "") } ?? [])).joined(separator: "\n")
+                    xml += "><\(element) type=\(attribute(result.outcome.name)) message=\(attribute(detail))>\(escape(body))</\(element)></testcase>\n"
                 }
             }
             xml += "  </testsuite>\n"

@@ -13,11 +13,26 @@ public enum TextReport {
         }
     }
 
-    /// One line for a result, as printed while the run goes.
+    /// One line for a result, as printed while the run goes; after a crash or timeout, more lines follow it:
+    /// the input, the command that reproduces it, and the end of the plugin's output.
     public static func line(_ result: CheckResult) -> String {
         let head = "  \(label(result).padded(to: 8))\(result.id.padded(to: 28))"
         let detail = result.outcome.detail
-        return detail.isEmpty ? head.trimmedRight : head + detail
+        let line = detail.isEmpty ? head.trimmedRight : head + detail
+        guard let crash = result.crash else { return line }
+        return ([line] + crashLines(crash)).joined(separator: "\n")
+    }
+
+    /// The lines that follow a crashed or timed-out result, indented under its detail.
+    static func crashLines(_ crash: CrashContext, indent: String = String(repeating: " ", count: 10)) -> [String] {
+        var lines = ["input: " + (crash.input ?? "none noted"), "reproduce: " + crash.reproduce]
+        if crash.output.isEmpty {
+            lines.append("output: none")
+        } else {
+            lines.append("output (last \(crash.output.count) line\(crash.output.count == 1 ? "" : "s")):")
+            lines += crash.output.map { "| " + $0 }
+        }
+        return lines.map { indent + $0 }
     }
 
     /// The heading of a plugin's section.

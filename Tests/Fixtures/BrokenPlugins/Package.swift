@@ -22,11 +22,17 @@ let brokenPlugins = [
     // Crashes a host must survive (the plugin scanner and the crash quarantine): in the entry, in an
     // initializer, and in decode on one message only.
     "CrashInEntry", "AbortInInitializer", "AbortOnMessage",
+    // What the checker sees beyond the examples: a lossy first encode, a slow leak, unbounded recursion, trailing
+    // data, a leak on the error path of content that parses, a crash with its reason on one mutation, and a digest
+    // that breaks the rules only for some mutations.
+    "LossyEncode", "SlowLeak", "DeepRecursion", "AcceptsTrailingData", "LeaksOnWrongKind", "AbortsOnMutation",
+    "DigestEchoesControls",
 ]
 
 /// Valid plugins for what the samples do not show: a container with an integer key, a view with an element
 /// of a newer kind and its fallback, an action for each parameter type of the signature grammar, and (built below) the C sample as released for ABI 1.0, built with the
-/// 1.0 header (`Legacy10/include`), which every later host must load.
+/// 1.0 header (`Legacy10/include`), which every later host must load, and the C sample with a decode that
+/// takes 3 ms (`SlowRating`), which the checker must pass with warnings, not time out.
 let validPlugins = ["IntegerContainer", "ViewFallback", "ActionTypes"]
 
 /// Correct copies of the C sample, `SampleTypes/CRating/rating.c` (linked into each folder), built under
@@ -41,7 +47,7 @@ let package = Package(
     name: "MissiveBrokenPlugins",
     products: brokenPlugins.map { .library(name: "Broken\($0)", type: .dynamic, targets: ["Broken\($0)"]) }
         + ratingVariants.map { .library(name: $0.name, type: .dynamic, targets: [$0.name]) }
-        + (validPlugins + ["Legacy10"]).map { .library(name: $0, type: .dynamic, targets: [$0]) },
+        + (validPlugins + ["Legacy10", "SlowRating"]).map { .library(name: $0, type: .dynamic, targets: [$0]) },
     targets: [
         // The header and a trivial "echo" type that every fixture builds on.
         .target(name: "BrokenPluginSupport", path: "Support"),
@@ -52,6 +58,10 @@ let package = Package(
     } + [
         // No dependency on the support target: it must see only the 1.0 header.
         .target(name: "Legacy10", path: "Legacy10", publicHeadersPath: "include"),
+        // The C sample with its entry renamed, behind an entry of its own whose decode is slow.
+        .target(
+            name: "SlowRating", dependencies: ["BrokenPluginSupport"], path: "SlowRating", publicHeadersPath: ".",
+            cSettings: [.define("RATING_PLUGIN_NAME", to: "\"SlowRating\""), .define("missive_plugin_entry_v1", to: "rating_entry_v1")]),
     ] + ratingVariants.map {
         .target(
             name: $0.name, dependencies: ["BrokenPluginSupport"], path: $0.name, publicHeadersPath: ".",

@@ -17,21 +17,64 @@ static size_t utf8_length(const uint8_t *p, size_t n) {
     return length;
 }
 
-/* Length of the JSON string at p[0] == '"' (escapes taken as two bytes, UTF-8 validated), or 0. */
+/* Length of the escape at p[0] == '\\': two bytes, or six for \uXXXX; 0 when it is not one JSON has. */
+static size_t escape_length(const uint8_t *p, size_t n) {
+    if (n < 2) return 0;
+    if (p[1] != 'u') return p[1] && strchr("\"\\/bfnrt", p[1]) ? 2 : 0;
+    if (n < 6) return 0;
+    for (size_t i = 2; i < 6; i++) {
+        if (!p[i] || !strchr("0123456789abcdefABCDEF", p[i])) return 0;
+    }
+    return 6;
+}
+
+/* Length of the JSON string at p[0] == '"' (escapes checked, UTF-8 validated), or 0. */
 static size_t string_length(const uint8_t *p, size_t n) {
     size_t i = 1;
     while (i < n && p[i] != '"') {
         if (p[i] < 0x20) return 0;
-        size_t step = p[i] == '\\' ? 2 : utf8_length(p + i, n - i);
+        size_t step = p[i] == '\\' ? escape_length(p + i, n - i) : utf8_length(p + i, n - i);
         if (!step) return 0;
         i += step;
     }
     return i < n ? i + 1 : 0;
 }
 
-/* Length of the JSON value at p: a string, a bracketed object or array (balanced, strings skipped, at most 16
- * deep), or a run of number and literal characters; 0 when it is none. Enough to step over the members a
- * conformance check adds, not a validator. */
+/* Length of the JSON number at p, by JSON's grammar, or 0. */
+static size_t number_length(const uint8_t *p, size_t n) {
+    size_t i = 0;
+#define DIGIT(at) ((at) < n && p[at] >= '0' && p[at] <= '9')
+    if (i < n && p[i] == '-') i++;
+    if (!DIGIT(i)) return 0;
+    if (p[i] == '0') i++;
+    else while (DIGIT(i)) i++;
+    if (i < n && p[i] == '.') {
+        if (!DIGIT(i + 1)) return 0;
+        for (i++; DIGIT(i); i++) {}
+    }
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-')) i++;
+        if (!DIGIT(i)) return 0;
+        while (DIGIT(i)) i++;
+    }
+#undef DIGIT
+    return i;
+}
+
+/* Length of the literal true, false or null at p, or 0. */
+static size_t literal_length(const uint8_t *p, size_t n) {
+    static const char *const literals[] = {"true", "false", "null"};
+    for (size_t k = 0; k < 3; k++) {
+        size_t length = strlen(literals[k]);
+        if (n >= length && memcmp(p, literals[k], length) == 0) return length;
+    }
+    return 0;
+}
+
+/* Length of the JSON value at p: a string, a bracketed object or array (balanced, strings checked, at most 16
+ * deep), a number or a literal; 0 when it is none. Enough to step over the members a conformance check adds:
+ * the scalars and strings are checked as JSON has them, but what is inside brackets only for balance. */
 static size_t value_length(const uint8_t *p, size_t n) {
     if (n == 0) return 0;
     if (p[0] == '"') return string_length(p, n);
@@ -50,9 +93,7 @@ static size_t value_length(const uint8_t *p, size_t n) {
         }
         return 0;
     }
-    size_t i = 0;
-    while (i < n && strchr("-+.0123456789eEtrufalsn", p[i])) i++;
-    return i;
+    return p[0] == 't' || p[0] == 'f' || p[0] == 'n' ? literal_length(p, n) : number_length(p, n);
 }
 
 /* Accepts {"fixture":true} and {"fixture":true,"round":N}, after any members it does not know (so that, like

@@ -1,0 +1,1 @@
+../../../../SampleTypes/CRating/rating.c
