@@ -187,7 +187,7 @@ public struct ConformanceRunner: Sendable {
         case .timedOut: return (.timedOut(seconds: options.timeout), crash())
         case .signal(let number): return (.crashed("killed by \(ChildProcess.signalName(number)) while running \(check.id)\(lastWords)"), crash())
         case .exit(let code):
-            guard let data = FileManager.default.contents(atPath: resultFile), let outcome = Self.decodeOutcome(data) else {
+            guard let data = FileManager.default.contentsOfFile(atPath: resultFile), let outcome = Self.decodeOutcome(data) else {
                 return (.crashed("exited with code \(code) without a result while running \(check.id)\(lastWords)"), crash())
             }
             return (outcome, nil)

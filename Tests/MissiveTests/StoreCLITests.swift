@@ -283,7 +283,7 @@ import Testing
 
     /// The line ranges `ingest -v` reported committed.
     static func committedLines(in log: String) -> [ClosedRange<Int>] {
-        let text = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
+        let text = String(decoding: FileManager.default.contentsOfFile(atPath: log) ?? Data(), as: UTF8.self)
         return text.split(separator: "\n").compactMap { line in
             guard let range = line.range(of: "committed lines ") else { return nil }
             let numbers = line[range.upperBound...].split(separator: " ").first?.split(separator: "-").compactMap { Int($0) } ?? []

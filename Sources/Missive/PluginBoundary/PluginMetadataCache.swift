@@ -231,7 +231,7 @@ public final class PluginMetadataCache: Sendable {
     /// The entries of a cache file, or `nil` when it is missing or malformed. Works on bytes: splitting a
     /// `String` goes by grapheme clusters, which made this the slowest part of a cached startup.
     private static func read(_ file: String) -> [String: Entry]? {
-        guard let data = FileManager.default.contents(atPath: file) else { return nil }
+        guard let data = FileManager.default.contentsOfFile(atPath: file) else { return nil }
         let bytes = [UInt8](data)
         let lines = bytes.split(separator: 0x0A)
         guard let first = lines.first, first.elementsEqual(header.utf8) else { return nil }

@@ -72,7 +72,7 @@ public final class PluginQuarantine: Sendable {
     /// Every crash the journal records, oldest first; none when there is no journal. Lines that cannot be
     /// read are skipped.
     public func crashes() -> [Crash] {
-        guard let data = FileManager.default.contents(atPath: file) else { return [] }
+        guard let data = FileManager.default.contentsOfFile(atPath: file) else { return [] }
         return [UInt8](data).split(separator: 0x0A).compactMap(Self.parse)
     }
 
@@ -92,7 +92,7 @@ public final class PluginQuarantine: Sendable {
     /// The journal is rewritten in place, so that hosts running now, which hold it open for appending, keep
     /// writing to it.
     public func clear(_ paths: [String]? = nil) throws(MissiveError) -> [Crash] {
-        guard let data = FileManager.default.contents(atPath: file) else { return [] }
+        guard let data = FileManager.default.contentsOfFile(atPath: file) else { return [] }
         let names = paths.map { Set($0 + $0.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }) }
         var kept: [UInt8] = []
         var removed: [Crash] = []

@@ -130,7 +130,7 @@ public struct PluginScanner: Sendable {
             kill(process.processIdentifier, SIGKILL)
             exited.wait()
         }
-        let report = ScanReport(String(decoding: FileManager.default.contents(atPath: resultFile) ?? Data(), as: UTF8.self))
+        let report = ScanReport(String(decoding: FileManager.default.contentsOfFile(atPath: resultFile) ?? Data(), as: UTF8.self))
         let stderrTail = Self.tail(of: errorFile)
         guard report.started else {
             return .unavailable("the scanner \(executable) did not start a scan (exit status \(process.terminationStatus))\(stderrTail.map { ": \($0)" } ?? "")")

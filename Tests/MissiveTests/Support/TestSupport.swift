@@ -185,8 +185,8 @@ enum Fixtures {
             }
         }
         process.waitUntilExit()
-        let stdout = FileManager.default.contents(atPath: outputs + ".out") ?? Data()
-        let stderr = FileManager.default.contents(atPath: outputs + ".err") ?? Data()
+        let stdout = FileManager.default.contentsOfFile(atPath: outputs + ".out") ?? Data()
+        let stderr = FileManager.default.contentsOfFile(atPath: outputs + ".err") ?? Data()
         return Run(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self),
             timedOut: timedOut)
