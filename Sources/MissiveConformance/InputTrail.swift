@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Missive
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +21,7 @@ enum InputTrail {
     static func path(forResultFile resultFile: String) -> String { resultFile + ".input" }
 
     /// The address of the mapping, or 0 before ``open(at:)``.
-    private static let mapping = Mutex<UInt>(0)
+    private static let mapping = Locked<UInt>(0)
 
     /// Maps the trail file at `path`, created empty, for this process's notes.
     static func open(at path: String) {
@@ -55,7 +55,7 @@ enum InputTrail {
 
     /// The last description a child noted in the trail file at `path`, or `nil`.
     static func read(at path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path), data.count >= 4 else { return nil }
+        guard let data = FileManager.default.contentsOfFile(atPath: path), data.count >= 4 else { return nil }
         let length = data.prefix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
         guard length > 0, Int(length) <= min(textCapacity, data.count - 4) else { return nil }
         return String(decoding: data.dropFirst(4).prefix(Int(length)), as: UTF8.self)

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 @_spi(Benchmarks) import Missive
-import Synchronization
 import Testing
 
 /// Actions (`missive.actions.v1`): declared by real plugins, checked by the loader, called through libffi.
@@ -292,7 +291,7 @@ import Testing
     @Test func actionsRunFromManyThreadsAtOnce() throws {
         let registry = try Self.registry(["ActionTypes"]).registry
         let message = Self.fixtureMessage(registry)
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             for round in 0..<200 {
                 do {

@@ -1,4 +1,3 @@
-import Synchronization
 import Foundation
 import Missive
 import Testing
@@ -32,7 +31,7 @@ import Testing
 
         let threads = 8
         let rounds = 200
-        let results = Mutex<[[Observation]]>([])
+        let results = Locked<[[Observation]]>([])
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
             for _ in 0..<rounds {
                 let observed = (try? Self.observe(registry, lines)) ?? []
@@ -45,7 +44,7 @@ import Testing
     @Test func oneDecodedMessageIsReadFromManyThreads() throws {
         let registry = try Fixtures.sampleRegistry()
         let message = registry.decode(Fixtures.envelope("demo:rating", #"{"score":3,"comment":"shared handle"}"#))
-        let mismatches = Mutex(0)
+        let mismatches = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             for _ in 0..<500 where message.digest != "[Rating] ★★★☆☆ shared handle" || message.content.searchableWords != ["shared handle"] {
                 mismatches.withLock { $0 += 1 }

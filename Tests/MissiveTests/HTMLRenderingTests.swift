@@ -1,7 +1,6 @@
 import Foundation
 import Missive
 import MissiveRendering
-import Synchronization
 import Testing
 
 /// The HTML renderer: escaping, URLs, the page's self-containment, the component registry, the size
@@ -283,7 +282,7 @@ struct HTMLRenderingTests {
     @Test func theEstimateIsDeterministicOnEightThreads() {
         let serial = Self.estimateSamples.map { HTMLRenderer.estimate($0, maxWidth: 333) }
         #expect(serial == Self.estimateSamples.map { HTMLRenderer.estimate($0, maxWidth: 333) })
-        final class Results: Sendable { let sizes = Mutex<[[HTMLSize]]>([]) }
+        final class Results: Sendable { let sizes = Locked<[[HTMLSize]]>([]) }
         let results = Results()
         let group = DispatchGroup()
         for _ in 0..<8 {

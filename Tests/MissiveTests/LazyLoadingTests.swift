@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Missive
-import Synchronization
 import Testing
 
 /// `PluginLoading.lazy`: types come from metadata at startup, and a plugin is loaded on first use.
@@ -42,7 +41,7 @@ import Testing
         let directory = try Fixtures.stage(["DemoMessages"], renamed: ["DemoMessages": "libLazyMessages.so"])
         let registry = MessageRegistry.discover(searchPath: Fixtures.searchPath(directory), loading: .lazy).registry
         let envelope = Fixtures.envelope("demo:poll", #"{"question":"Race?","options":["a","b"]}"#)
-        let digests = Mutex<[String]>([])
+        let digests = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let digest = registry.decode(envelope).digest
             digests.withLock { $0.append(digest) }

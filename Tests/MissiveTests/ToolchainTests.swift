@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Missive
-import Synchronization
 import Testing
 
 /// Swift plugins record the compiler that built them, and a host refuses one built by another Swift
@@ -68,7 +67,7 @@ final class LogRecords: LogHandler, Sendable {
         let metadata: Logger.Metadata
     }
 
-    private let records = Mutex<[Record]>([])
+    private let records = Locked<[Record]>([])
     var all: [Record] { records.withLock { $0 } }
 
     var logLevel: Logger.Level {
