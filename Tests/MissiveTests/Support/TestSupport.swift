@@ -252,6 +252,13 @@ enum SanitizerRun {
         exitCode.map { "exited with code \($0)" } ?? "SIGSEGV (signal 11)"
     }
 
+    /// How the checker words a check child whose plugin code overflowed its stack. AddressSanitizer takes the
+    /// fault on an alternate stack, reports a stack overflow and exits; ThreadSanitizer's handler has no stack
+    /// left to run on, so the signal kills the child, as in a normal run.
+    static var stackOverflowInCheck: String {
+        current == .address ? segfaultInCheck : "SIGSEGV (signal 11)"
+    }
+
     /// How the plugin scanner words a scan that plugin code killed with `SIGSEGV`, as `segfaultInCheck`.
     static var segfaultInScan: String {
         exitCode.map { "exited with status \($0)" } ?? "SIGSEGV (signal 11)"
