@@ -23,7 +23,8 @@ address)
     scratch=.build-asan
     exports=()
     # AddressSanitizer runs LeakSanitizer at every exit; its suppressions name leaks outside Missive; see the file.
-    export LSAN_OPTIONS="suppressions=$PWD/Scripts/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+    # Without print_suppressions=0 it lists the suppressions it used on standard error, which tests read.
+    export LSAN_OPTIONS="suppressions=$PWD/Scripts/lsan-suppressions.txt:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
     ;;
 *)
     echo "usage: bash Scripts/sanitize.sh thread|address [swift test options]" >&2
