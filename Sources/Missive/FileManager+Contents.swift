@@ -9,8 +9,8 @@ extension FileManager {
     ///
     /// Foundation (Swift 6.3.1) loses a 4 KiB buffer each time `contents(atPath:)` reads an empty file, and
     /// Missive reads empty files often: the crash journal, until a plugin crashes; a child's result file, when
-    /// it died first. LeakSanitizer reports each lost buffer, and the stale pointers in it as more leaks, in
-    /// every process of a host run under AddressSanitizer (docs/SANITIZERS.md).
+    /// it died first. LeakSanitizer reports each lost buffer, so that every process of a host run under
+    /// AddressSanitizer would end with a leak report (docs/SANITIZERS.md).
     package func contentsOfFile(atPath path: String) -> Data? {
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size == 0 {
