@@ -190,6 +190,7 @@ public struct PluginScanner: Sendable {
             return 2
         }
         let (file, resultFile) = (arguments[0], arguments[1])
+        CrashGuard.endWithParent()
         guard let result = FileHandle(forWritingAtPath: resultFile) else {
             FileHandle.standardError.write(Data("\(executableName): cannot write \(resultFile)\n".utf8))
             return 2
