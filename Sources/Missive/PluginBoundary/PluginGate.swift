@@ -87,7 +87,7 @@ struct PluginGate {
     private func blacklisted(_ file: String, _ reason: String) -> MissiveError {
         MissiveError(
             .quarantined,
-            "blacklisted by the plugin scanner: its scan \(reason); it is scanned again when the file changes or the quarantine is cleared "
+            "blacklisted by the plugin scanner: its scan \(reason); it is scanned again when the file's content changes or the quarantine is cleared "
                 + "(missive quarantine clear)",
             file: file)
     }
