@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,17 @@ int missive_guard_install(int journal_fd) {
     sigemptyset(&action.sa_mask);
     for (size_t index = 0; index < GUARDED_COUNT; index++) {
         if (sigaction(guarded_signals[index], &action, &previous[index]) != 0) return -1;
+    }
+    return 0;
+}
+
+int missive_guard_end_with_parent(void) {
+    pid_t parent = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return -1;
+    /* The parent may have ended before the request: then the kernel will never send the signal. */
+    if (getppid() != parent || parent == 1) {
+        errno = ESRCH;
+        return -1;
     }
     return 0;
 }

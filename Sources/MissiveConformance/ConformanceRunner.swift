@@ -216,10 +216,12 @@ public struct ConformanceRunner: Sendable {
     /// `resultFile`.
     ///
     /// The process first becomes a process-group leader, so that the parent can kill whatever the plugin
-    /// starts, and limits its address space to `MISSIVE_CHECK_MEMORY_LIMIT_MB` megabytes (4096 by default; 0
+    /// starts, asks to be killed when the checker ends (an interrupted checker leaves no child behind), and limits its address space to `MISSIVE_CHECK_MEMORY_LIMIT_MB` megabytes (4096 by default; 0
     /// for no limit), so that a plugin that floods memory fails instead of exhausting the machine.
     public static func runChild(checkID: String, resultFile: String, path: String, seed: UInt64, against: [String]) throws {
         ChildProcess.becomeCheckChild()
+        // A check child outlives an interrupted checker only as long as its plugin hangs: never.
+        CrashGuard.endWithParent()
         InputTrail.open(at: InputTrail.path(forResultFile: resultFile))
         let outcome: CheckOutcome
         if let check = ConformanceCatalog.check(checkID) {

@@ -93,6 +93,13 @@ extension MissiveCommand {
                 let released = Set(crashes.map(\.path)).union(blacklisted.map(\.path)).sorted()
                 Console.out(released.isEmpty ? "Nothing to clear." : (["Released:"] + released.map { "  \($0)" }).joined(separator: "\n"))
             }
+            // A file named that no record names is likely a typo, or a link whose target was recorded.
+            let released = Set(crashes.map(\.path)).union(blacklisted.map(\.path))
+            let unknown = zip(files, paths ?? []).filter { !released.contains($0.1) && !released.contains(URL(fileURLWithPath: $0.1).resolvingSymlinksInPath().path) }
+            for (file, _) in unknown {
+                Console.error("\(file): no crash or blacklist record names this file (missive quarantine list shows the recorded paths)")
+            }
+            if !unknown.isEmpty { throw ExitCode(1) }
         }
     }
 

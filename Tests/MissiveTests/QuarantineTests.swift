@@ -102,6 +102,14 @@ import Testing
         #expect(run.status == 0)
         let reason = try #require(try Self.rejections(run)["libBrokenHangInDecode.so"]?["reason"] as? String)
         #expect(reason.contains("hung during decode of fixture:hang example 0"), "\(reason)")
+
+        // The same timeout does not scan again; a longer one does, since a busy machine may have been the cause.
+        let same = try host.missive("list", "--plugin-path", plugins, "-v", extra: ["MISSIVE_SCAN_TIMEOUT": "1"])
+        #expect(!same.stderr.contains("scanning new or changed plugin files"), "\(same.stderr)")
+        let longer = try host.missive("list", "--plugin-path", plugins, "--format", "json", "-v", extra: ["MISSIVE_SCAN_TIMEOUT": "2"])
+        #expect(longer.stderr.contains("scanning new or changed plugin files"), "\(longer.stderr)")
+        let again = try #require(try Self.rejections(longer)["libBrokenHangInDecode.so"]?["reason"] as? String)
+        #expect(again.contains("the scan did not finish in 2 s"), "\(again)")
     }
 
     @Test func aPluginThatCrashesTheHostInADecodeIsQuarantinedAtTheNextStartUntilCleared() throws {

@@ -63,6 +63,14 @@ int missive_guard_install(int journal_fd);
 /* Whether the handler is installed. */
 int missive_guard_installed(void);
 
+/*
+ * For a child process the host started (a plugin scanner, a check): asks the kernel to kill this process with
+ * SIGKILL when the thread that started it ends, so that an interrupted host leaves no child behind, however
+ * long a plugin would hang. Returns 0, or -1 with errno set; -1 with errno ESRCH when the parent is already
+ * gone.
+ */
+int missive_guard_end_with_parent(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,6 +24,9 @@ public struct UnknownMessage: MessageContent, Hashable {
         case notDispatched(container: String, key: String, problem: DispatchProblem)
         /// A registered type's decoder refused the content.
         case decodeFailed(String)
+        /// The type is registered, but its plugin is withheld (quarantined after a crash, or blacklisted by the
+        /// plugin scanner), so nothing decoded the content: the reason.
+        case pluginUnavailable(String)
 
         public var description: String {
             switch self {
@@ -38,6 +41,7 @@ public struct UnknownMessage: MessageContent, Hashable {
                 case .notRegistered(let value): "no type is registered in \(container) under \(key) '\(value)'"
                 }
             case .decodeFailed(let reason): "decoding failed: \(reason)"
+            case .pluginUnavailable(let reason): "the type's plugin is not loaded: \(reason)"
             }
         }
     }

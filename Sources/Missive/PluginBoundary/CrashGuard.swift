@@ -9,7 +9,7 @@ import Glibc
 /// Every call into a plugin (its initialisers, its entry, each type function and each action) runs inside
 /// ``run(_:_:_:)``, which costs two stores to a thread-local variable. The marks are always kept; they are
 /// only read by the signal handler that ``PluginQuarantine`` installs.
-enum CrashGuard {
+package enum CrashGuard {
     /// What a plugin is running when a signal arrives.
     enum Operation: Int32 {
         case load = 1, entry, decode, release, encode, digest, push, words, media, view, action
@@ -77,5 +77,12 @@ enum CrashGuard {
     /// again only moves it to another journal. Returns `errno` on failure.
     static func install(journal: Int32) -> Int32? {
         missive_guard_install(journal) == 0 ? nil : errno
+    }
+
+    /// In a child process the host started to run plugin code (a scan, a check): ends this process when the
+    /// host does, so that an interrupted host leaves no child running a hung plugin. Exits at once when the
+    /// host is already gone.
+    package static func endWithParent() {
+        if missive_guard_end_with_parent() != 0 && errno == ESRCH { exit(1) }
     }
 }

@@ -52,12 +52,12 @@ struct PluginGate {
                 continue
             }
             guard protection.scanner != nil else { continue }
-            if let record = metadataCache?.scanRecord(file, identity: identity) {
+            if let record = metadataCache?.scanRecord(file, identity: identity), !mayRetry(record) {
                 if !record.passed { decisions.withheld[file] = blacklisted(file, record.reason) }
                 continue
             }
             // A file that failed keeps failing while its content is the same, whatever its timestamps say.
-            if let failure = metadataCache?.earlierFailure(file), failure.hostVersion == MissiveVersion.string,
+            if let failure = metadataCache?.earlierFailure(file), failure.hostVersion == MissiveVersion.string, !mayRetry(failure),
                PluginProtection.contentHash(of: file) == failure.contentHash
             {
                 metadataCache?.record(failure, for: file, identity: identity)
@@ -73,10 +73,16 @@ struct PluginGate {
             switch verdict {
             case .passed:
                 metadataCache?.record(.init(passed: true, contentHash: hash, hostVersion: MissiveVersion.string, reason: ""), for: file, identity: identity)
-                logger?.trace("the plugin scanner passed the file", metadata: ["missive.file": "\(file)"])
+                logger?.debug("the plugin scanner passed the file", metadata: ["missive.file": "\(file)"])
             case .failed(let reason):
                 metadataCache?.record(.init(passed: false, contentHash: hash, hostVersion: MissiveVersion.string, reason: reason), for: file, identity: identity)
                 decisions.withheld[file] = blacklisted(file, reason)
+                logger?.debug("the plugin scanner blacklisted the file: \(reason)", metadata: ["missive.file": "\(file)"])
+            case .hung(let reason, let timeout):
+                metadataCache?.record(.init(passed: false, contentHash: hash, hostVersion: MissiveVersion.string, reason: reason, hungAfter: timeout),
+                                      for: file, identity: identity)
+                decisions.withheld[file] = blacklisted(file, reason)
+                logger?.debug("the plugin scanner blacklisted the file: \(reason)", metadata: ["missive.file": "\(file)"])
             case .unavailable(let reason):
                 logger?.warning("the plugin scanner could not run, so the file loads unscanned: \(reason)", metadata: ["missive.file": "\(file)"])
             }
@@ -84,10 +90,17 @@ struct PluginGate {
         return decisions
     }
 
+    /// Whether a failed scan may be tried again: it hung, and this scanner waits longer than that scan did, so
+    /// a plugin judged under a timeout too short for a busy machine gets another chance.
+    private func mayRetry(_ record: PluginMetadataCache.ScanRecord) -> Bool {
+        guard !record.passed, let hungAfter = record.hungAfter, let scanner = protection.scanner else { return false }
+        return scanner.timeout > hungAfter
+    }
+
     private func blacklisted(_ file: String, _ reason: String) -> MissiveError {
         MissiveError(
             .quarantined,
-            "blacklisted by the plugin scanner: its scan \(reason); it is scanned again when the file changes or the quarantine is cleared "
+            "blacklisted by the plugin scanner: its scan \(reason); it is scanned again when the file's content changes or the quarantine is cleared "
                 + "(missive quarantine clear)",
             file: file)
     }

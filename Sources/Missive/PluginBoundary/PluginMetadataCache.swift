@@ -33,7 +33,7 @@ struct FileIdentity: Hashable, Sendable {
 /// C	objectName	key	keyKind
 /// T	objectName	businessID (empty for none)	persistence	media (0 or 1)	container (empty for none)
 /// A	kind	objectName	id	title	icon	priority	yields	signature	symbol (empty for none)
-/// S	passed or failed	sha256 of the file	Missive version that scanned it	reason (empty when passed)
+/// S	passed or failed	sha256 of the file	Missive version that scanned it	reason (empty when passed)	timeout in seconds (a hung scan only)
 /// ```
 /// Each `P` line is followed by its plugin's `C`, `T`, `A` and `S` lines. The `S` line is the
 /// ``PluginScanner``'s verdict. A cache of another format version is ignored and rewritten.
@@ -58,6 +58,8 @@ public final class PluginMetadataCache: Sendable {
         var hostVersion: String
         /// Why it failed; empty when it passed.
         var reason: String
+        /// For a scan that ran past its timeout, that timeout in seconds: a scan with a longer one tries again.
+        var hungAfter: Double? = nil
     }
 
     /// A plugin file the scanner blacklisted.
@@ -215,7 +217,8 @@ public final class PluginMetadataCache: Sendable {
                                   action.yields.rawValue, action.signature, action.symbol ?? ""].map(Self.escape).joined(separator: "\t"))
                 }
                 if let scan = entry.scan {
-                    lines.append(["S", scan.passed ? "passed" : "failed", scan.contentHash, scan.hostVersion, scan.reason].map(Self.escape).joined(separator: "\t"))
+                    lines.append(["S", scan.passed ? "passed" : "failed", scan.contentHash, scan.hostVersion, scan.reason, scan.hungAfter.map { "\($0)" } ?? ""]
+                        .map(Self.escape).joined(separator: "\t"))
                 }
             }
             return lines.joined(separator: "\n") + "\n"
@@ -272,10 +275,11 @@ public final class PluginMetadataCache: Sendable {
                     PluginMetadata.ActionEntry(kind: kind, objectName: text(fields[2]), id: text(fields[3]), title: text(fields[4]), icon: text(fields[5]),
                                                priority: priority, yields: yields, signature: text(fields[8]), symbol: symbol.isEmpty ? nil : symbol))
             case UInt8(ascii: "S"):
-                guard fields.count == 5, current != nil else { return nil }
+                guard fields.count == 6, current != nil else { return nil }
                 let verdict = text(fields[1])
                 guard verdict == "passed" || verdict == "failed" else { return nil }
-                current!.scan = ScanRecord(passed: verdict == "passed", contentHash: text(fields[2]), hostVersion: text(fields[3]), reason: text(fields[4]))
+                current!.scan = ScanRecord(passed: verdict == "passed", contentHash: text(fields[2]), hostVersion: text(fields[3]), reason: text(fields[4]),
+                                           hungAfter: Double(text(fields[5])))
             default:
                 return nil
             }

@@ -62,8 +62,10 @@ public struct PluginScanner: Sendable {
     enum Verdict: Sendable, Equatable {
         /// The plugin loaded (or was refused cleanly) and handled its examples.
         case passed
-        /// The child crashed, exited early or hung: the reason.
+        /// The child crashed or exited early: the reason.
         case failed(String)
+        /// The child ran past the timeout, in seconds: the reason. A later scan with a longer timeout tries again.
+        case hung(String, timeout: Double)
         /// The scanner itself could not run, which says nothing about the plugin: the reason.
         case unavailable(String)
     }
@@ -138,7 +140,7 @@ public struct PluginScanner: Sendable {
         let stage = report.stage.map { " during \($0)" } ?? ""
         let output = stderrTail.map { "; it wrote: \($0)" } ?? ""
         if hung {
-            return .failed("hung\(stage): the scan did not finish in \(Self.seconds(timeout))")
+            return .hung("hung\(stage): the scan did not finish in \(Self.seconds(timeout))", timeout: timeout)
         }
         if process.terminationReason == .uncaughtSignal {
             return .failed("crashed with \(PluginQuarantine.signalName(process.terminationStatus))\(stage)\(output)")
@@ -189,6 +191,7 @@ public struct PluginScanner: Sendable {
             return 2
         }
         let (file, resultFile) = (arguments[0], arguments[1])
+        CrashGuard.endWithParent()
         guard let result = FileHandle(forWritingAtPath: resultFile) else {
             FileHandle.standardError.write(Data("\(executableName): cannot write \(resultFile)\n".utf8))
             return 2

@@ -122,7 +122,8 @@ public struct PluginSearchPath: Sendable, Hashable {
             var isDirectory: ObjCBool = false
             guard manager.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
                 if entry.source == .explicit || entry.source == .environment {
-                    problems.append(MissiveError(.ioFailure, "plugin folder does not exist", file: entry.directory))
+                    let problem = manager.fileExists(atPath: directory) ? "is not a folder (the search path names folders of plugins)" : "plugin folder does not exist"
+                    problems.append(MissiveError(.ioFailure, problem, file: entry.directory))
                 }
                 continue
             }
@@ -133,7 +134,11 @@ public struct PluginSearchPath: Sendable, Hashable {
             let plugins = names.filter { $0.hasSuffix(".so") }.map { (name: $0, bytes: Array($0.utf8)) }
             for name in plugins.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }).map(\.name) {
                 let path = directory + "/" + name
-                guard let identity = FileIdentity.of(path) else { continue }
+                guard let identity = FileIdentity.of(path) else {
+                    // A name that looks like a plugin but is no regular file: a dangling link, a folder, a device.
+                    problems.append(MissiveError(.ioFailure, "is not a regular file (a dangling link, a folder or a device)", file: path))
+                    continue
+                }
                 if let earlier = firstByName[name] {
                     problems.append(MissiveError(.shadowed, "shadowed by \(earlier), which comes first in the search path", file: path))
                     continue

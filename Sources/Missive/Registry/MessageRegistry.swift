@@ -68,12 +68,14 @@ public struct MessageRegistry: Sendable {
     }
 
     private func decodeContent(of envelope: Envelope, _ content: UnsafeBufferPointer<UInt8>) -> any MessageContent {
-        func unknown(_ reason: UnknownMessage.Reason, businessID: String?, refusedBy type: RegisteredType? = nil) -> UnknownMessage {
+        func unknown(
+            _ reason: UnknownMessage.Reason, businessID: String?, refusedBy type: RegisteredType? = nil, registered: RegisteredType? = nil
+        ) -> UnknownMessage {
             UnknownMessage(
                 objectName: envelope.objectName, businessID: businessID, rawContent: envelope.content,
                 senderPersistence: envelope.persistence, fallbackText: envelope.fallbackText,
                 senderPushContent: envelope.pushContent, reason: reason, refusingType: type?.objectName,
-                registeredPersistence: type?.persistence)
+                registeredPersistence: (type ?? registered)?.persistence)
         }
         guard let index = byObjectName[envelope.objectName] else {
             return unknown(.notRegistered, businessID: JSONScanner.topLevelString("businessID", in: content))
@@ -99,6 +101,9 @@ public struct MessageRegistry: Sendable {
         }
         switch type.decode(content, received: envelope.content) {
         case .success(let decoded): return decoded
+        case .failure(let error) where error.code == .quarantined:
+            // Nothing looked at the content: the plugin is withheld.
+            return unknown(.pluginUnavailable(error.message), businessID: businessID, registered: type)
         case .failure(let error): return unknown(.decodeFailed(error.message), businessID: businessID, refusedBy: type)
         }
     }
