@@ -31,6 +31,8 @@ struct PluginGate {
                 }
             }
         }
+        // Without a quarantine or a scanner, nothing below applies: a start without them pays for nothing more.
+        guard protection.quarantine != nil || protection.scanner != nil else { return decisions }
         var crashes: [PluginQuarantine.Crash] = []
         if let quarantine = protection.quarantine {
             do {

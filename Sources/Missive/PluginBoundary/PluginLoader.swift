@@ -87,9 +87,11 @@ public enum PluginLoader {
     }
 
     /// Loads one plugin file whose metadata was already read (or taken from a cache).
-    static func load(_ path: String, metadata: PluginMetadata, logger: Logger?) throws(MissiveError) -> LoadedPlugin {
+    ///
+    /// `identity` is the file's, when discovery already took it, so that the file is not looked at again.
+    static func load(_ path: String, metadata: PluginMetadata, identity: FileIdentity? = nil, logger: Logger?) throws(MissiveError) -> LoadedPlugin {
         try checkSupported(metadata, path: path, logger: logger)
-        let probe = try probe(path)
+        let probe = try probe(path, identity: identity)
         if probe.path != path {
             throw MissiveError(.shadowed, "the same library as \(probe.path), which is already loaded", file: path)
         }
@@ -148,7 +150,12 @@ public enum PluginLoader {
     /// The library's initialisers and its entry run under the crash guard, so that a crash in either is
     /// recorded for the quarantine (``PluginQuarantine``).
     package static func probe(_ path: String) throws(MissiveError) -> PluginProbe {
-        let identity = FileIdentity.of(path)
+        try probe(path, identity: nil)
+    }
+
+    /// ``probe(_:)`` for a file whose identity discovery already took (`nil` to take it here).
+    static func probe(_ path: String, identity known: FileIdentity?) throws(MissiveError) -> PluginProbe {
+        let identity = known ?? FileIdentity.of(path)
         let site = CrashGuard.site(path: path, identity: identity, objectName: nil)
         let library = try CrashGuard.run(site, .load) { () throws(MissiveError) in try DynamicLibrary.open(path) }
         return try probes.withLock { cache in

@@ -585,7 +585,7 @@ extension MessageRegistry.Builder {
             found.append((file, identity, metadata))
         }
         let decisions = PluginGate(protection: protection, metadataCache: metadataCache, logger: logger).decide(found)
-        for (file, _, result) in found {
+        for (file, identity, result) in found {
             do throws(MissiveError) {
                 let metadata = try result.get()
                 if let refusal = decisions.refused[file] { throw refusal }
@@ -603,7 +603,7 @@ extension MessageRegistry.Builder {
                         metadata: ["missive.file": "\(file)", "missive.plugin": "\(metadata.name) \(metadata.version)"])
                     continue
                 }
-                let plugin = try PluginLoader.load(file, metadata: metadata, logger: logger)
+                let plugin = try PluginLoader.load(file, metadata: metadata, identity: identity, logger: logger)
                 plugins.append(plugin)
                 register(plugin).forEach(refuse)
                 logger?.debug("loaded plugin \(plugin)", metadata: ["missive.file": "\(file)"])
