@@ -21,9 +21,29 @@ let package = Package(
                 .product(name: "MissiveStore", package: "Missive"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                "CompiledDemoMessages", "CompiledDemoMedia", "SimdjsonReference",
             ],
             exclude: [],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
-    ]
+        // The floor: the sample plugins' Swift types, compiled from the plugins' own source files (linked
+        // from SampleTypes) into the benchmark, which registers them as native types. MISSIVE_COMPILED_IN
+        // leaves out each plugin's entry symbol, which two modules of one executable cannot both define.
+        .target(
+            name: "CompiledDemoMessages",
+            dependencies: [.product(name: "MissivePluginKit", package: "Missive")],
+            swiftSettings: [.swiftLanguageMode(.v6), .define("MISSIVE_COMPILED_IN")]
+        ),
+        .target(
+            name: "CompiledDemoMedia",
+            dependencies: [.product(name: "MissivePluginKit", package: "Missive")],
+            swiftSettings: [.swiftLanguageMode(.v6), .define("MISSIVE_COMPILED_IN")]
+        ),
+        // A parse-only reference: simdjson (Debian's libsimdjson-dev) parsing the same lines.
+        .target(
+            name: "SimdjsonReference",
+            linkerSettings: [.linkedLibrary("simdjson")]
+        ),
+    ],
+    cxxLanguageStandard: .cxx17
 )

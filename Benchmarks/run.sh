@@ -5,6 +5,15 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 command -v cc >/dev/null || { echo "run.sh: a C compiler (cc) is needed to generate the startup plugins" >&2; exit 1; }
+# The decode table's parse-only reference is simdjson, from Debian's libsimdjson-dev.
+if ! dpkg -s libsimdjson-dev >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsimdjson-dev || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsimdjson-dev; }
+    else
+        echo "run.sh: the benchmark needs Debian's libsimdjson-dev (sudo apt-get install libsimdjson-dev)" >&2
+        exit 1
+    fi
+fi
 for product in DemoMessages DemoMedia CRating; do
     swift build -c release --product "$product"
 done

@@ -1,5 +1,9 @@
 import Foundation
 import Missive
+import CompiledDemoMedia
+import CompiledDemoMessages
+import SimdjsonReference
+import Synchronization
 import SwiftProtobuf
 
 /// One way of turning an envelope line into a message with its digest and searchable words.
@@ -11,24 +15,137 @@ protocol BenchDecoder: Sendable {
     func decode(_ line: Corpus.Line) -> Int
 }
 
-// MARK: - Missive, through the registry and the plugins
+// MARK: - Missive, through the registry: the plugins, and the floor with the same types compiled in
 
-struct MissiveDecoder: BenchDecoder {
+/// Decodes through a ``MessageRegistry``, as a host does: `decode(line:)`, then the digest and the words.
+///
+/// Two registries go through it: the sample plugins loaded from their `.so` files, and the floor, the same
+/// Swift types compiled into the benchmark and registered as native types. Both hold the built-in types.
+struct RegistryDecoder: BenchDecoder {
     let registry: MessageRegistry
-    var name: String { "Missive (plugins)" }
+    let name: String
 
     func decode(_ line: Corpus.Line) -> Int {
         guard let message = try? registry.decode(line: line.missive) else { return -1 }
         return message.digest.utf8.count + message.content.searchableWords.count
     }
+
+    /// What a host sees of a line, in full, for the agreement check: known or not, the type, the digest,
+    /// the push text, the words, and the content it would send again.
+    func reading(_ line: Corpus.Line) -> String {
+        do {
+            let message = try registry.decode(line: line.missive)
+            let content = message.content
+            let sent = (try? content.encodedContent()).map { String(decoding: $0, as: UTF8.self) } ?? "encode failed"
+            return [
+                message.isKnown ? "known" : "unknown", content.objectName, message.digest, content.pushContent ?? "no push",
+                content.searchableWords.joined(separator: "|"), sent, "\(message.persistence)",
+            ].joined(separator: " · ")
+        } catch {
+            return "refused: \(error)"
+        }
+    }
+
+    /// How a line is labelled in the per-type table: the type that reads it (`MS:Custom → demo:poll` for a
+    /// container), or what is wrong with it.
+    func label(_ line: Corpus.Line) -> String {
+        guard let message = try? registry.decode(line: line.missive) else { return "malformed envelope" }
+        let sentAs = message.envelope.objectName
+        guard message.isKnown else {
+            return message.unknown?.refusingType != nil ? "malformed content (\(sentAs))" : "unknown type (\(sentAs))"
+        }
+        let type = message.content.objectName
+        return type == sentAs ? type : "\(sentAs) → \(type)"
+    }
+
+    /// The sample plugins loaded from `directory`, with the built-in types.
+    static func plugins(_ registry: MessageRegistry) -> RegistryDecoder {
+        RegistryDecoder(registry: registry, name: "Missive, sample plugins (.so)")
+    }
+
+    /// The floor: the sample plugins' Swift types compiled in and registered natively, with the built-in
+    /// types, in the same kind of registry. CRating is written in C and has no Swift type to compile in: its
+    /// `.so` is registered in both registries, so its lines cross the C boundary in both (a C function call
+    /// either way; the plugin's only extra cost is that call going through a pointer).
+    static func compiledIn(plugins: [LoadedPlugin]) throws -> RegistryDecoder {
+        var builder = MessageRegistry.Builder()
+        for type in compiledDemoMessagesTypes + compiledDemoMediaTypes { try register(type, in: &builder) }
+        for plugin in plugins where plugin.info.name == "CRating" {
+            let refused = builder.register(plugin)
+            guard refused.isEmpty else { throw BenchError("CRating refused: \(refused)") }
+        }
+        return RegistryDecoder(registry: builder.build(), name: "Same types compiled in (floor)")
+    }
+
+    private static func register<T: MessageType>(_ type: T.Type, in builder: inout MessageRegistry.Builder) throws {
+        try builder.register(type)
+    }
+}
+
+// MARK: - A parse-only reference: simdjson
+
+/// simdjson's DOM parser reading each line and nothing more: no types, no digest. It bounds from below what
+/// parsing the same bytes costs; it is not a decoder, so it takes no part in the agreement check.
+final class SimdjsonReference: @unchecked Sendable {
+    static let name = "simdjson, parse only (reference)"
+    /// Every line, copied once into a buffer with the padding simdjson reads past a document's end; owned
+    /// by this object and read only.
+    private let buffers: [UnsafeMutableBufferPointer<CChar>]
+    private let lengths: [Int]
+
+    init(_ corpus: Corpus) {
+        let padding = missive_simdjson_padding()
+        buffers = corpus.lines.map { line in
+            let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: line.missive.count + padding)
+            buffer.initialize(repeating: 0)
+            for (offset, byte) in line.missive.enumerated() { buffer[offset] = CChar(bitPattern: byte) }
+            return buffer
+        }
+        lengths = corpus.lines.map(\.missive.count)
+    }
+
+    deinit {
+        for buffer in buffers { buffer.deallocate() }
+    }
+
+    /// Messages per second, parsing `messages` lines on `threads` threads, each with its own parser.
+    func throughput(messages: Int, threads: Int) -> Double {
+        let count = buffers.count
+        let checksum = Mutex(0)
+        let start = now()
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            guard let parser = missive_simdjson_parser_create() else { fatalError("simdjson: out of memory") }
+            defer { missive_simdjson_parser_free(parser) }
+            var sum = 0
+            var index = thread
+            while index < messages {
+                let number = index % count
+                sum &+= missive_simdjson_parse(parser, buffers[number].baseAddress, lengths[number], buffers[number].count)
+                index += threads
+            }
+            checksum.withLock { $0 &+= sum }
+        }
+        let elapsed = now() - start
+        if checksum.withLock({ $0 }) == Int.min { print("") }  // keeps the work observable
+        return Double(messages) / elapsed
+    }
+
+    /// The lines simdjson refuses, which must be exactly the corpus's malformed envelopes.
+    func refusedLines() -> [Int] {
+        guard let parser = missive_simdjson_parser_create() else { return [] }
+        defer { missive_simdjson_parser_free(parser) }
+        return buffers.indices.filter { missive_simdjson_parse(parser, buffers[$0].baseAddress, lengths[$0], buffers[$0].count) < 0 }
+    }
 }
 
 // MARK: - The floor: plain Codable structs, the same JSON library, in process
 
-/// The native floor: one JSONDecoder pass per line into Codable structs, dispatching on `objectName` (and on
-/// `businessID` for `MS:Custom`), then the same digest and words as the plugins compute.
+/// The former floor: one JSONDecoder pass per line, envelope included, into Codable structs, dispatching on
+/// `objectName` (and on `businessID` for `MS:Custom`), then the same digest and words as the plugins compute.
+/// It measures Foundation's decoder against Missive's envelope parser, not the plugin boundary, so it is
+/// kept as an extra row.
 struct NativeDecoder: BenchDecoder {
-    var name: String { "Native Codable (floor)" }
+    var name: String { "Whole line through JSONDecoder (former floor)" }
     private let decoder = JSONDecoder()
 
     func decode(_ line: Corpus.Line) -> Int {

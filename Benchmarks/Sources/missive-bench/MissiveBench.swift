@@ -71,7 +71,9 @@ struct MissiveBench {
         let discovery = MessageRegistry.discover(searchPath: PluginSearchPath(entries: [.init(directory: options.plugins, source: .explicit)]))
         let samples = discovery.plugins.map(\.info.name).filter { ["DemoMessages", "DemoMedia", "CRating"].contains($0) }
         guard samples.count == 3 else { throw BenchError("sample plugins not found in \(options.plugins): \(discovery.rejections)") }
-        if options.runs("decode") { try reportDecode(corpus: corpus, registry: discovery.registry, options: options, cores: cores) }
+        if options.runs("decode") {
+            try reportDecode(corpus: corpus, plugins: discovery.plugins, registry: discovery.registry, options: options, cores: cores)
+        }
 
         // 3. Views: off the decode path, measured on their own.
         if options.runs("views") { Views.report(Views.measure(registry: discovery.registry, corpus: corpus, count: 10_000, runs: options.runs)) }
@@ -115,57 +117,100 @@ struct MissiveBench {
         print("")
     }
 
-    static func reportDecode(corpus: Corpus, registry: MessageRegistry, options: Options, cores: Int) throws {
+    static func reportDecode(corpus: Corpus, plugins: [LoadedPlugin], registry: MessageRegistry, options: Options, cores: Int) throws {
         ProtobufDecoder.registerTypes()
-        let decoders: [any BenchDecoder] = [NativeDecoder(), MissiveDecoder(registry: registry), ProtobufDecoder()]
-        try checkAgreement(corpus, decoders)
+        let floor = try RegistryDecoder.compiledIn(plugins: plugins)
+        let missive = RegistryDecoder.plugins(registry)
+        let decoders: [any BenchDecoder] = [floor, missive, NativeDecoder(), ProtobufDecoder()]
+        let simdjson = SimdjsonReference(corpus)
+        try checkAgreement(corpus, floor: floor, missive: missive, others: Array(decoders.dropFirst(2)), simdjson: simdjson)
 
         var single: [String: [Double]] = [:], parallel: [String: [Double]] = [:]
         for run in 0..<(options.runs + 1) {
             let order = run % 2 == 0 ? decoders : decoders.reversed()
             for decoder in order {
-                let one = throughput(decoder, corpus, messages: options.messages, threads: 1)
-                let all = throughput(decoder, corpus, messages: options.messages, threads: cores)
+                let one = throughput(decoder, corpus.lines, messages: options.messages, threads: 1)
+                let all = throughput(decoder, corpus.lines, messages: options.messages, threads: cores)
                 if run == 0 { continue }
                 single[decoder.name, default: []].append(one)
                 parallel[decoder.name, default: []].append(all)
             }
+            let one = simdjson.throughput(messages: options.messages, threads: 1)
+            let all = simdjson.throughput(messages: options.messages, threads: cores)
+            if run == 0 { continue }
+            single[SimdjsonReference.name, default: []].append(one)
+            parallel[SimdjsonReference.name, default: []].append(all)
         }
         print("## Decode: \(options.messages) envelopes (digest and searchable words taken)\n")
+        print("The floor is the same sample types compiled into the benchmark and registered in the same kind of registry,")
+        print("decoding the same lines through the same API; the agreement check compared every line's reading first.\n")
         for (title, table) in [("1 thread", single), ("\(cores) threads", parallel)] {
-            let floor = Samples(values: table[decoders[0].name]!).median
-            let peer = Samples(values: table[decoders[2].name]!).median
-            print("| \(title) | messages/s, median (min–max) | ratio to floor | ratio to peer |")
-            print("|---|---|---|---|")
-            for decoder in decoders {
-                let samples = Samples(values: table[decoder.name]!.map { $0 / 1000 })
-                print("| \(decoder.name) | \(samples.summary(0))k | \(format(samples.median * 1000 / floor, 2)) | \(format(samples.median * 1000 / peer, 2)) |")
+            let floorRate = Samples(values: table[floor.name]!).median
+            let peerRate = Samples(values: table[decoders[3].name]!).median
+            let parseRate = Samples(values: table[SimdjsonReference.name]!).median
+            print("| \(title) | messages/s, median (min–max) | ratio to floor | ratio to peer | time vs simdjson parse |")
+            print("|---|---|---|---|---|")
+            for name in decoders.map(\.name) + [SimdjsonReference.name] {
+                let samples = Samples(values: table[name]!.map { $0 / 1000 })
+                let rate = samples.median * 1000
+                print("| \(name) | \(samples.summary(0))k | \(format(rate / floorRate, 2)) | \(format(rate / peerRate, 2)) | \(format(parseRate / rate, 1))× |")
             }
             print("")
         }
+        reportDecodeByType(corpus: corpus, floor: floor, missive: missive, options: options)
+    }
+
+    /// The plugins against the floor for each kind of line on its own, one thread.
+    static func reportDecodeByType(corpus: Corpus, floor: RegistryDecoder, missive: RegistryDecoder, options: Options) {
+        var groups: [String: [Corpus.Line]] = [:]
+        var order: [String] = []
+        for line in corpus.lines {
+            let label = floor.label(line)
+            if groups[label] == nil { order.append(label) }
+            groups[label, default: []].append(line)
+        }
+        let messages = max(options.messages / 10, 10_000)
+        print("### Per type, 1 thread (\(messages) messages of each kind per run)\n")
+        print("| lines | share of corpus | floor, messages/s | plugins, messages/s | plugins / floor |")
+        print("|---|---|---|---|---|")
+        for label in order.sorted(by: { groups[$0]!.count > groups[$1]!.count }) {
+            let lines = groups[label]!
+            var floorRates: [Double] = [], pluginRates: [Double] = []
+            for run in 0..<(options.runs + 1) {
+                let pair: [RegistryDecoder] = run % 2 == 0 ? [floor, missive] : [missive, floor]
+                for decoder in pair {
+                    let rate = throughput(decoder, lines, messages: messages, threads: 1)
+                    if run == 0 { continue }
+                    if decoder.name == floor.name { floorRates.append(rate) } else { pluginRates.append(rate) }
+                }
+            }
+            let floorSamples = Samples(values: floorRates.map { $0 / 1000 }), pluginSamples = Samples(values: pluginRates.map { $0 / 1000 })
+            let share = Double(lines.count) * 100 / Double(corpus.lines.count)
+            print("| \(label) | \(format(share, 1))% | \(floorSamples.summary(0))k | \(pluginSamples.summary(0))k | \(format(pluginSamples.median / floorSamples.median, 2)) |")
+        }
+        print("")
     }
 
     /// Decodes `messages` lines with one decoder and nothing else, to run under a profiler:
-    /// `valgrind --tool=callgrind missive-bench profile-decode missive|native|protobuf PLUGINS N`.
+    /// `valgrind --tool=callgrind missive-bench profile-decode missive|compiled|native|protobuf PLUGINS N`.
     static func profileDecode(decoder name: String, plugins: String, messages: Int) throws {
         let corpus = Corpus()
         let decoder: any BenchDecoder
         switch name {
-        case "missive":
-            let registry = MessageRegistry.discover(searchPath: PluginSearchPath(entries: [.init(directory: plugins, source: .explicit)])).registry
-            decoder = MissiveDecoder(registry: registry)
+        case "missive", "compiled":
+            let discovery = MessageRegistry.discover(searchPath: PluginSearchPath(entries: [.init(directory: plugins, source: .explicit)]))
+            decoder = name == "missive" ? RegistryDecoder.plugins(discovery.registry) : try RegistryDecoder.compiledIn(plugins: discovery.plugins)
         case "native": decoder = NativeDecoder()
         case "protobuf":
             ProtobufDecoder.registerTypes()
             decoder = ProtobufDecoder()
         default: throw BenchError("unknown decoder \(name)")
         }
-        print(throughput(decoder, corpus, messages: messages, threads: 1))
+        print(throughput(decoder, corpus.lines, messages: messages, threads: 1))
     }
 
     /// Messages per second for one decoder over `messages` lines.
-    static func throughput(_ decoder: any BenchDecoder, _ corpus: Corpus, messages: Int, threads: Int) -> Double {
-        let lines = corpus.lines
+    static func throughput(_ decoder: any BenchDecoder, _ lines: [Corpus.Line], messages: Int, threads: Int) -> Double {
         let checksum = Mutex(0)
         let start = now()
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
@@ -182,20 +227,32 @@ struct MissiveBench {
         return Double(messages) / elapsed
     }
 
-    /// Every decoder must read the corpus the same way: the floor and Missive agree on every line, and the
-    /// peer on every line of a type it knows.
-    static func checkAgreement(_ corpus: Corpus, _ decoders: [any BenchDecoder]) throws {
+    /// Every decoder must read the corpus the same way: the plugins and the floor give the same reading of
+    /// every line (type, digest, push text, words, content sent again, persistence); the former floor the same
+    /// checksum on every line; the peer on every line of a type it knows; simdjson refuses exactly the
+    /// malformed envelopes.
+    static func checkAgreement(
+        _ corpus: Corpus, floor: RegistryDecoder, missive: RegistryDecoder, others: [any BenchDecoder], simdjson: SimdjsonReference
+    ) throws {
         var disagreements: [String] = []
         for line in corpus.lines {
-            let results = decoders.map { $0.decode(line) }
-            if results[0] != results[1] { disagreements.append("floor \(results[0]) vs Missive \(results[1]): \(String(decoding: line.missive, as: UTF8.self))") }
-            if line.kind == .known && results[2] != results[1] {
-                disagreements.append("peer \(results[2]) vs Missive \(results[1]): \(String(decoding: line.peer, as: UTF8.self))")
+            let text = String(decoding: line.missive, as: UTF8.self)
+            let expected = floor.reading(line)
+            let reading = missive.reading(line)
+            if reading != expected { disagreements.append("floor read \(expected)\n  plugins read \(reading)\n  line: \(text)") }
+            let checksum = missive.decode(line)
+            for decoder in others where line.kind == .known || decoder is NativeDecoder {
+                let result = decoder.decode(line)
+                if result != checksum { disagreements.append("\(decoder.name) \(result) vs Missive \(checksum): \(text)") }
             }
         }
+        let malformed = corpus.lines.indices.filter { corpus.lines[$0].kind == .malformedEnvelope }
+        let refused = simdjson.refusedLines()
+        if refused != malformed { disagreements.append("simdjson refused lines \(refused.prefix(5)), the corpus has malformed envelopes at \(malformed.prefix(5))") }
         guard disagreements.isEmpty else {
             throw BenchError("decoders disagree on \(disagreements.count) lines, e.g.\n" + disagreements.prefix(3).joined(separator: "\n"))
         }
+        print("Agreement: the floor and the plugins read all \(corpus.lines.count) lines the same; the former floor, the peer and simdjson agree too.\n")
     }
 }
 
@@ -208,7 +265,7 @@ enum Memory {
         ]))
         let loaded = residentMemory()
         let corpus = Corpus()
-        let decoder = MissiveDecoder(registry: discovery.registry)
+        let decoder = RegistryDecoder.plugins(discovery.registry)
         var sum = 0
         let warmUp = messages / 10
         for index in 0..<warmUp { sum &+= decoder.decode(corpus.lines[index % corpus.lines.count]) }

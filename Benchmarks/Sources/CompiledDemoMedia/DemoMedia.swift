@@ -1,0 +1,1 @@
+../../../SampleTypes/DemoMedia/DemoMedia.swift

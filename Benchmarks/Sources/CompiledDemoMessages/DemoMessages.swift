@@ -1,0 +1,1 @@
+../../../SampleTypes/DemoMessages/DemoMessages.swift
