@@ -86,9 +86,19 @@ public enum TextHygiene {
         scalar == "\n" || scalar == "\r" || scalar == "\u{85}" || scalar == "\u{2028}" || scalar == "\u{2029}"
     }
 
+    /// Whether `text` may hold a code point that cleaning changes, judged from its UTF-8 bytes alone: every
+    /// such code point is a byte below 0x20, DEL, or starts with 0xC2 (C1 controls, NEL) or 0xE2 (U+2028,
+    /// U+2029 and the bidi controls). Text without those bytes, nearly all text, is clean for certain.
+    private static func mayBeUnsafe(_ text: String) -> Bool {
+        func scan(_ bytes: some Sequence<UInt8>) -> Bool {
+            bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }
+        }
+        return text.utf8.withContiguousStorageIfAvailable(scan) ?? scan(text.utf8)
+    }
+
     private static func clean(_ text: String, keepingLineBreaks: Bool) -> String {
-        // Most text is clean: look before copying its code points.
-        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        // Most text is clean: look at its bytes, then at its code points, before copying them.
+        guard mayBeUnsafe(text), text.unicodeScalars.contains(where: isUnsafe) else { return text }
         let scalars = Array(text.unicodeScalars)
         var out = String.UnicodeScalarView()
         var index = 0

@@ -23,6 +23,24 @@ import Testing
         #expect(!TextHygiene.line(input).unicodeScalars.contains(where: TextHygiene.isUnsafe))
     }
 
+    /// Cleaning first looks at the text's bytes for the few that can start an unsafe code point: no unsafe
+    /// code point may slip past that look, wherever it sits in the text.
+    @Test func everyUnsafeCodePointIsCleanedAndEverySafeOneKept() {
+        var checked = 0
+        for value in UInt32(0)...0x10FFFF where value < 0x3000 || value > 0xFFF0 || value % 97 == 0 {
+            guard let scalar = Unicode.Scalar(value), value != 0x1B, !(0x90...0x9F).contains(value) else { continue }
+            let text = "ab" + String(Character(scalar)) + "cd"
+            let cleaned = TextHygiene.line(text)
+            if TextHygiene.isUnsafe(scalar) {
+                #expect(!cleaned.unicodeScalars.contains(scalar), "U+\(String(value, radix: 16)) kept")
+            } else {
+                #expect(cleaned == text, "U+\(String(value, radix: 16)) changed")
+            }
+            checked += 1
+        }
+        #expect(checked > 10_000)
+    }
+
     @Test func aBlockKeepsItsLineBreaksOnly() {
         #expect(TextHygiene.block("one\r\ntwo\u{2028}three\u{1B}[Kfour") == "one\ntwo\nthreefour")
     }
