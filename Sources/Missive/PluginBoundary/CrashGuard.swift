@@ -53,8 +53,27 @@ package enum CrashGuard {
 
     /// The site of a plugin file, or of one of its types when `objectName` is given.
     static func site(path: String, identity: FileIdentity?, objectName: String?) -> Site {
-        let record = PluginQuarantine.record(path: path, identity: identity, objectName: objectName)
-        return sites.withLock { sites in
+        FileSites(path: path, identity: identity).site(objectName: objectName)
+    }
+
+    /// The sites of one plugin file and its types, whose records share the file's part, formatted once.
+    struct FileSites: Sendable {
+        private let prefix: String
+
+        /// The sites of the file at `path`, as `identity` says it is (`nil` when unknown).
+        init(path: String, identity: FileIdentity?) {
+            prefix = PluginQuarantine.recordPrefix(path: path, identity: identity)
+        }
+
+        /// The file's site (`objectName` `nil`) or one of its types'.
+        func site(objectName: String?) -> Site {
+            CrashGuard.site(record: prefix + JournalText.escape(objectName ?? "-"))
+        }
+    }
+
+    /// The site of a journal record.
+    private static func site(record: String) -> Site {
+        sites.withLock { sites in
             if let site = sites[record] { return site }
             let bytes = Array(record.utf8)
             let site = bytes.withUnsafeBufferPointer { buffer in

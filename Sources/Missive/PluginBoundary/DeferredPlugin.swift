@@ -16,11 +16,14 @@ public enum PluginLoading: Sendable, Hashable {
 final class DeferredPlugin: Sendable {
     let path: String
     let metadata: PluginMetadata
+    /// The file's identity as discovery found it, for the crash guard's sites when it loads.
+    private let identity: FileIdentity?
     private let logger: Logger?
     private let loaded = Locked<Result<LoadedPlugin, MissiveError>?>(nil)
 
-    init(path: String, metadata: PluginMetadata, logger: Logger?) {
+    init(path: String, identity: FileIdentity?, metadata: PluginMetadata, logger: Logger?) {
         self.path = path
+        self.identity = identity
         self.metadata = metadata
         self.logger = logger
     }
@@ -29,6 +32,7 @@ final class DeferredPlugin: Sendable {
     /// types' messages decode as unknown, with that reason.
     init(path: String, metadata: PluginMetadata, refusal: MissiveError) {
         self.path = path
+        self.identity = nil
         self.metadata = metadata
         self.logger = nil
         self.loaded.withLock { $0 = .failure(refusal) }
@@ -48,7 +52,7 @@ final class DeferredPlugin: Sendable {
     private func plugin(for objectName: String) -> Result<LoadedPlugin, MissiveError> {
         loaded.withLock { state in
             if let state { return state }
-            let result = Result { () throws(MissiveError) in try PluginLoader.load(path, metadata: metadata, logger: logger) }
+            let result = Result { () throws(MissiveError) in try PluginLoader.load(path, metadata: metadata, identity: identity, logger: logger) }
             switch result {
             case .success:
                 logger?.info("loaded plugin on first use", metadata: ["missive.file": "\(path)", "missive.objectName": "\(objectName)"])

@@ -156,17 +156,18 @@ public enum PluginLoader {
     /// ``probe(_:)`` for a file whose identity discovery already took (`nil` to take it here).
     static func probe(_ path: String, identity known: FileIdentity?) throws(MissiveError) -> PluginProbe {
         let identity = known ?? FileIdentity.of(path)
-        let site = CrashGuard.site(path: path, identity: identity, objectName: nil)
+        let sites = CrashGuard.FileSites(path: path, identity: identity)
+        let site = sites.site(objectName: nil)
         let library = try CrashGuard.run(site, .load) { () throws(MissiveError) in try DynamicLibrary.open(path) }
         return try probes.withLock { cache in
             if let earlier = cache[library.identity] { return earlier }
-            let result = Result { () throws(MissiveError) in try instantiate(library, path: path, identity: identity, site: site) }
+            let result = Result { () throws(MissiveError) in try instantiate(library, path: path, sites: sites, site: site) }
             cache[library.identity] = result
             return result
         }.get()
     }
 
-    private static func instantiate(_ library: DynamicLibrary, path: String, identity: FileIdentity?, site: CrashGuard.Site) throws(MissiveError) -> PluginProbe {
+    private static func instantiate(_ library: DynamicLibrary, path: String, sites: CrashGuard.FileSites, site: CrashGuard.Site) throws(MissiveError) -> PluginProbe {
         guard let entryAddress = library.symbol(MISSIVE_ENTRY_SYMBOL) else {
             throw MissiveError(.missingEntry, "the library does not export \(MISSIVE_ENTRY_SYMBOL)", file: path)
         }
@@ -216,7 +217,7 @@ public enum PluginLoader {
             guard let type = plugin.types[index] else {
                 throw MissiveError(.invalidDescriptor, "type \(index) of the descriptor is NULL", file: path)
             }
-            types.append(Result { () throws(MissiveError) in try PluginType(type, plugin: partial.info, identity: identity) })
+            types.append(Result { () throws(MissiveError) in try PluginType(type, plugin: partial.info, sites: sites) })
         }
         return PluginProbe(
             path: path, abiVersion: abiVersion, name: partial.name, version: partial.version, vendor: partial.vendor, containers: containers,
@@ -246,7 +247,18 @@ public enum PluginLoader {
     package static func disagreement(
         metadata: PluginMetadata, info: PluginInfo, containers: [MessageContainer], types: [PluginType]
     ) -> String? {
-        // The common case, agreement, is decided without formatting anything.
+        // The common case: the same types in the same order (the linker usually keeps the order of the records)
+        // and the same containers, decided in one pass, without copying, sorting or formatting anything.
+        if metadata.name == info.name && metadata.version == info.version && metadata.vendor == info.vendor
+            && metadata.types.count == types.count && metadata.containers == containers
+            && zip(metadata.types, types).allSatisfy({ declared, actual in
+                declared.objectName == actual.objectName && declared.businessID == actual.businessID && declared.container == actual.container
+                    && declared.persistenceValue == actual.persistenceValue && declared.isMedia == actual.isMedia
+            })
+        {
+            return nil
+        }
+        // Otherwise compared as multisets: agreement in another order is decided without formatting anything.
         let declaredTypes = metadata.types.map { TypeFacts($0.objectName, $0.businessID, $0.container, $0.persistenceValue, $0.isMedia) }.sorted()
         let actualTypes = types.map { TypeFacts($0.objectName, $0.businessID, $0.container, $0.persistenceValue, $0.isMedia) }.sorted()
         let declaredContainers = Set(metadata.containers), actualContainers = Set(containers)

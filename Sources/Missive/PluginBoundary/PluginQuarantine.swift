@@ -60,7 +60,7 @@ public final class PluginQuarantine: Sendable {
         let identity: FileIdentity?
 
         /// Whether the plugin file is still the one that crashed, so that the crash quarantines it.
-        public var isCurrent: Bool { identity != nil && FileIdentity.of(path) == identity }
+        public var isCurrent: Bool { identity != nil && FileIdentity.of(path)?.withoutChangeTime == identity }
 
         /// `SIGSEGV (signal 11) during decode of fixture:crash at 2026-11-24T15:00:00Z`.
         public var description: String {
@@ -83,7 +83,9 @@ public final class PluginQuarantine: Sendable {
 
     func crash(quarantining path: String, identity: FileIdentity?, in crashes: [Crash]) -> Crash? {
         guard let identity else { return nil }
-        return crashes.last { $0.path == path && $0.identity == identity }
+        // The journal records no status-change time.
+        let recorded = identity.withoutChangeTime
+        return crashes.last { $0.path == path && $0.identity == recorded }
     }
 
     /// Removes the records of the plugin files `paths` (every record when `nil`), so that they load again,
@@ -138,8 +140,13 @@ public final class PluginQuarantine: Sendable {
 
     /// The journal record of a plugin file (or one of its types), up to the operation.
     static func record(path: String, identity: FileIdentity?, objectName: String?) -> String {
-        let id = identity.map { ["\($0.device)", "\($0.inode)", "\($0.size)", "\($0.seconds)", "\($0.nanoseconds)"] } ?? ["-", "-", "-", "-", "-"]
-        return (["crash", JournalText.escape(path)] + id + [JournalText.escape(objectName ?? "-")]).joined(separator: "\t")
+        recordPrefix(path: path, identity: identity) + JournalText.escape(objectName ?? "-")
+    }
+
+    /// The part of a record that every record of one file shares: up to its type's objectName, tab included.
+    static func recordPrefix(path: String, identity: FileIdentity?) -> String {
+        let id = identity.map { "\($0.device)\t\($0.inode)\t\($0.size)\t\($0.seconds)\t\($0.nanoseconds)" } ?? "-\t-\t-\t-\t-"
+        return "crash\t" + JournalText.escape(path) + "\t" + id + "\t"
     }
 
     private static func parse(_ line: ArraySlice<UInt8>) -> Crash? {
@@ -166,7 +173,8 @@ public final class PluginQuarantine: Sendable {
 /// The escaping of the metadata cache and the quarantine journal: `\\`, `\t` and `\n`.
 enum JournalText {
     static func escape(_ text: String) -> String {
-        guard text.contains(where: { $0 == "\\" || $0 == "\t" || $0 == "\n" }) else { return text }
+        // By bytes: the three are ASCII, and going by Characters would break graphemes on every path.
+        guard text.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A }) else { return text }
         return text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\n", with: "\\n")
     }
 
