@@ -25,6 +25,7 @@ final class DeferredPlugin: Sendable {
         self.path = path
         self.identity = identity
         self.metadata = metadata
+        self.info = Self.info(of: metadata, path: path)
         self.logger = logger
     }
 
@@ -34,8 +35,13 @@ final class DeferredPlugin: Sendable {
         self.path = path
         self.identity = nil
         self.metadata = metadata
+        self.info = Self.info(of: metadata, path: path)
         self.logger = nil
         self.loaded.withLock { $0 = .failure(refusal) }
+    }
+
+    private static func info(of metadata: PluginMetadata, path: String) -> PluginInfo {
+        PluginInfo(name: metadata.name, version: metadata.version, vendor: metadata.vendor, abiVersion: metadata.abiVersion, path: path)
     }
 
     /// Why the plugin cannot be used, in words for an unknown message's reason.
@@ -43,10 +49,8 @@ final class DeferredPlugin: Sendable {
         error.code == .quarantined ? error.message : "the plugin failed to load: \(error.message)"
     }
 
-    /// The plugin's identity as its metadata states it.
-    var info: PluginInfo {
-        PluginInfo(name: metadata.name, version: metadata.version, vendor: metadata.vendor, abiVersion: metadata.abiVersion, path: path)
-    }
+    /// The plugin's identity as its metadata states it: made once, since every type registered carries it.
+    let info: PluginInfo
 
     /// The plugin, loaded on first use (`objectName` names what it is loaded for, in the log).
     private func plugin(for objectName: String) -> Result<LoadedPlugin, MissiveError> {

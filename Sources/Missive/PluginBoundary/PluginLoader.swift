@@ -108,10 +108,11 @@ public enum PluginLoader {
             }
             types.append(type)
         }
-        try checkAgreement(metadata: metadata, info: probe.info, containers: containers, types: types)
+        let info = probe.info
+        try checkAgreement(metadata: metadata, info: info, containers: containers, types: types)
         let (actions, actionRejections) = PluginActions.resolve(
-            probe.actions, metadata: metadata, types: types, library: probe.library, info: probe.info, site: probe.site)
-        return LoadedPlugin(info: probe.info, metadata: metadata, containers: containers, types: types, pluginActions: actions,
+            probe.actions, metadata: metadata, types: types, library: probe.library, info: info, site: probe.site)
+        return LoadedPlugin(info: info, metadata: metadata, containers: containers, types: types, pluginActions: actions,
                             actionRejections: actionRejections)
     }
 
@@ -247,18 +248,34 @@ public enum PluginLoader {
     package static func disagreement(
         metadata: PluginMetadata, info: PluginInfo, containers: [MessageContainer], types: [PluginType]
     ) -> String? {
-        // The common case: the same types in the same order (the linker usually keeps the order of the records)
-        // and the same containers, decided in one pass, without copying, sorting or formatting anything.
+        // The common case, agreement, is decided without copying, sorting or formatting anything: the types as
+        // multisets (each descriptor type matched with an unmatched declared one; the linker decides the order of
+        // the records), the containers as sets.
         if metadata.name == info.name && metadata.version == info.version && metadata.vendor == info.vendor
-            && metadata.types.count == types.count && metadata.containers == containers
-            && zip(metadata.types, types).allSatisfy({ declared, actual in
-                declared.objectName == actual.objectName && declared.businessID == actual.businessID && declared.container == actual.container
-                    && declared.persistenceValue == actual.persistenceValue && declared.isMedia == actual.isMedia
-            })
+            && metadata.types.count == types.count && types.count <= 64
+            && metadata.containers.allSatisfy(containers.contains) && containers.allSatisfy(metadata.containers.contains)
         {
-            return nil
+            var matched: UInt64 = 0
+            var agree = true
+            for actual in types {
+                var found = false
+                for (index, declared) in metadata.types.enumerated() where matched & (1 << UInt64(index)) == 0 {
+                    if declared.objectName == actual.objectName && declared.businessID == actual.businessID && declared.container == actual.container
+                        && declared.persistenceValue == actual.persistenceValue && declared.isMedia == actual.isMedia
+                    {
+                        matched |= 1 << UInt64(index)
+                        found = true
+                        break
+                    }
+                }
+                if !found {
+                    agree = false
+                    break
+                }
+            }
+            if agree { return nil }
         }
-        // Otherwise compared as multisets: agreement in another order is decided without formatting anything.
+        // Otherwise (or past 64 types) compared as sorted lists, which gives the differences too.
         let declaredTypes = metadata.types.map { TypeFacts($0.objectName, $0.businessID, $0.container, $0.persistenceValue, $0.isMedia) }.sorted()
         let actualTypes = types.map { TypeFacts($0.objectName, $0.businessID, $0.container, $0.persistenceValue, $0.isMedia) }.sorted()
         let declaredContainers = Set(metadata.containers), actualContainers = Set(containers)

@@ -149,7 +149,7 @@ public final class PluginMetadataCache: Sendable {
         if let entry = state.entries[path] { return entry }
         guard let image = state.image else { return nil }
         for position in image.positions(of: PluginSnapshot.hash(path)) where image.entry(position, isFor: path) {
-            guard let record = image.record(position), record.path == path else {
+            guard let record = image.record(position, path: path) else {
                 state.changed = true
                 return nil
             }

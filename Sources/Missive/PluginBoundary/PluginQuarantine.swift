@@ -145,8 +145,29 @@ public final class PluginQuarantine: Sendable {
 
     /// The part of a record that every record of one file shares: up to its type's objectName, tab included.
     static func recordPrefix(path: String, identity: FileIdentity?) -> String {
-        let id = identity.map { "\($0.device)\t\($0.inode)\t\($0.size)\t\($0.seconds)\t\($0.nanoseconds)" } ?? "-\t-\t-\t-\t-"
-        return "crash\t" + JournalText.escape(path) + "\t" + id + "\t"
+        var bytes = Array("crash\t".utf8)
+        bytes.reserveCapacity(path.utf8.count + 120)
+        bytes += JournalText.escape(path).utf8
+        guard let identity else { return String(decoding: bytes + "\t-\t-\t-\t-\t-\t".utf8, as: UTF8.self) }
+        // Digits written directly: string interpolation of five integers cost more than the rest of a site.
+        func append<T: BinaryInteger>(_ value: T) {
+            bytes.append(0x09)
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            var magnitude = value.magnitude
+            let start = bytes.count
+            repeat {
+                bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+                magnitude /= 10
+            } while magnitude > 0
+            bytes[start...].reverse()
+        }
+        append(identity.device)
+        append(identity.inode)
+        append(identity.size)
+        append(identity.seconds)
+        append(identity.nanoseconds)
+        bytes.append(0x09)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func parse(_ line: ArraySlice<UInt8>) -> Crash? {

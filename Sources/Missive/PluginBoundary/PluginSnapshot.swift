@@ -149,11 +149,12 @@ enum PluginSnapshot {
             return reader.identity()
         }
 
-        /// Entry `position`, decoded; `nil` when it is malformed.
-        func record(_ position: Int) -> Record? {
+        /// Entry `position`, decoded; `nil` when it is malformed. `path` is its path when the caller already
+        /// compared it, so that it is not decoded again.
+        func record(_ position: Int, path: String? = nil) -> Record? {
             let entry = index[position]
             var reader = Reader(bytes, from: entry.offset, to: entry.offset + entry.length)
-            return reader.record()
+            return reader.record(path: path)
         }
     }
 
@@ -197,10 +198,11 @@ enum PluginSnapshot {
             return bytes[at..<(at + Int(count))]
         }
 
-        /// A string, which must be valid UTF-8.
+        /// A string. Bytes that are not UTF-8 (which only a snapshot written on purpose with a right checksum
+        /// can hold) are repaired, not trusted: the loader compares the names with the descriptor's anyway.
         mutating func string() -> String? {
             guard let slice = stringBytes() else { return nil }
-            return slice.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) }
+            return slice.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
         }
 
         /// An optional string: `.some(nil)` when absent, `nil` when malformed.
@@ -220,9 +222,17 @@ enum PluginSnapshot {
                                 changeSeconds: changeSeconds, changeNanoseconds: changeNanoseconds)
         }
 
-        /// A whole entry, which must end exactly where its length says.
-        mutating func record() -> Record? {
-            guard let path = string(), let identity = identity(), let name = string(), let version = string(), let vendor = string(),
+        /// A whole entry, which must end exactly where its length says; `known` is its path, when known.
+        mutating func record(path known: String? = nil) -> Record? {
+            let path: String
+            if let known {
+                guard stringBytes() != nil else { return nil }
+                path = known
+            } else {
+                guard let decoded = string() else { return nil }
+                path = decoded
+            }
+            guard let identity = identity(), let name = string(), let version = string(), let vendor = string(),
                 let abiMajor = i64(), let abiMinor = i64(), let swift = optionalString(), let containerCount = u32()
             else { return nil }
             var containers: [MessageContainer] = []

@@ -337,6 +337,8 @@ extension MessageRegistry {
         mutating func register(_ plugin: DeferredPlugin) -> [MissiveError] {
             var refused: [MissiveError] = []
             var entries: [RegisteredType] = []
+            entries.reserveCapacity(plugin.metadata.types.count)
+            let origin = RegisteredType.Origin.plugin(plugin.info)
             for type in plugin.metadata.types {
                 guard let persistence = type.persistence else {
                     refused.append(MissiveError(.invalidMetadata, "persistence \(type.persistenceValue) is not one of 0, 1, 3 and 16",
@@ -346,9 +348,9 @@ extension MessageRegistry {
                 entries.append(
                     RegisteredType(
                         objectName: type.objectName, businessID: type.businessID, container: type.container, persistence: persistence,
-                        isMedia: type.isMedia, origin: .plugin(plugin.info), decoder: .deferred(plugin)))
+                        isMedia: type.isMedia, origin: origin, decoder: .deferred(plugin)))
             }
-            refused += register(containers: plugin.metadata.containers, types: entries, origin: .plugin(plugin.info), file: plugin.path)
+            refused += register(containers: plugin.metadata.containers, types: entries, origin: origin, file: plugin.path)
             var actions: [RegisteredAction] = []
             for entry in plugin.metadata.actions {
                 do {
@@ -494,6 +496,14 @@ extension MessageRegistry {
             }
         }
 
+        /// Makes room for `count` more types and containers, so that registering a discovery's plugins does
+        /// not grow the indexes step by step (rehashing every name at each step).
+        mutating func reserveCapacity(forMore count: Int) {
+            types.reserveCapacity(types.count + count)
+            byObjectName.reserveCapacity(byObjectName.count + count)
+            byDispatch.reserveCapacity(byDispatch.count + count)
+        }
+
         private mutating func add(_ entry: RegisteredType) {
             byObjectName[entry.objectName] = types.count
             if let id = entry.businessID, let container = entry.container {
@@ -600,6 +610,10 @@ extension MessageRegistry.Builder {
             }
             found.append((file, identity, metadata))
         }
+        reserveCapacity(forMore: found.reduce(0) { count, file in
+            guard case .success(let metadata) = file.metadata else { return count }
+            return count + metadata.types.count + metadata.containers.count
+        })
         let decisions = PluginGate(protection: protection, metadataCache: metadataCache, logger: logger).decide(found)
         for (file, identity, result) in found {
             do throws(MissiveError) {
