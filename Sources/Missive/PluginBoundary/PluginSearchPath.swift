@@ -134,7 +134,7 @@ public struct PluginSearchPath: Sendable, Hashable {
                 problems.append(MissiveError(.ioFailure, "cannot list plugin folder", file: directory))
                 continue
             }
-            for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }).map({ String(decoding: $0, as: UTF8.self) }) {
+            for name in names.sorted(by: Self.precedes).map({ String(decoding: $0, as: UTF8.self) }) {
                 let path = directory + "/" + name
                 guard let identity = FileIdentity.of(path) else {
                     // A name that looks like a plugin but is no regular file: a dangling link, a folder, a device.
@@ -150,6 +150,12 @@ public struct PluginSearchPath: Sendable, Hashable {
             }
         }
         return (files, problems)
+    }
+
+    /// Whether file name `a` comes before `b` in byte order (`memcmp`, then the shorter first).
+    private static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        let order = a.withUnsafeBytes { a in b.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, min(a.count, b.count)) } }
+        return order != 0 ? order < 0 : a.count < b.count
     }
 
     /// The names (as bytes, which is the order they are taken in) in `directory` that end in `.so`, in no
