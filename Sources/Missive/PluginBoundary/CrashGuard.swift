@@ -59,13 +59,13 @@ package enum CrashGuard {
     /// The sites of one plugin file and its types, whose records share the file's part: it is formatted and
     /// looked up once per file, and each type costs a lookup by its name.
     struct FileSites: Sendable {
-        private let prefix: String
+        private let prefix: [UInt8]
         private let sites: Locked<[String: Site]>
 
         /// The sites of the file at `path`, as `identity` says it is (`nil` when unknown).
         init(path: String, identity: FileIdentity?) {
             let prefix = PluginQuarantine.recordPrefix(path: path, identity: identity)
-            self.prefix = prefix
+            self.prefix = Array(prefix.utf8)
             self.sites = CrashGuard.files.withLock { files in
                 if let sites = files[prefix] { return sites }
                 var table: [String: Site] = [:]
@@ -81,9 +81,8 @@ package enum CrashGuard {
             let name = objectName ?? "-"
             return sites.withLock { sites in
                 if let site = sites[name] { return site }
-                var bytes: [UInt8] = []
-                bytes.reserveCapacity(prefix.utf8.count + name.utf8.count + 8)
-                bytes += prefix.utf8
+                var bytes = prefix
+                bytes.reserveCapacity(prefix.count + name.utf8.count + 8)
                 bytes += JournalText.escape(name).utf8
                 let site = bytes.withUnsafeBufferPointer { buffer in
                     buffer.withMemoryRebound(to: CChar.self) { Site(pointer: missive_guard_site_create($0.baseAddress, $0.count)) }

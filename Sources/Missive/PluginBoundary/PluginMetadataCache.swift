@@ -118,8 +118,7 @@ public final class PluginMetadataCache: Sendable {
     /// from the cache.
     func lookUp(_ path: String, identity: FileIdentity) throws(MissiveError) -> (metadata: PluginMetadata, fromCache: Bool) {
         let cached: PluginMetadata? = state.withLock { state in
-            guard let entry = entry(path, in: &state), entry.identity == identity else { return nil }
-            state.entries[path]?.used = true
+            guard let entry = entry(path, in: &state, markingUsed: true), entry.identity == identity else { return nil }
             state.hits += 1
             return entry.metadata
         }
@@ -138,22 +137,26 @@ public final class PluginMetadataCache: Sendable {
         guard !state.loaded else { return }
         state.loaded = true
         state.image = PluginSnapshot.Image(file: file)
+        if let image = state.image { state.entries.reserveCapacity(image.count) }
         // A file that is there but is no snapshot of this format is rewritten at the next save.
         if state.image == nil && access(file, F_OK) == 0 { state.changed = true }
     }
 
-    /// The entry for `path`: one decoded already, or decoded now from the snapshot. A malformed entry is
-    /// dropped (and the snapshot rewritten without it).
-    private func entry(_ path: String, in state: inout State) -> Entry? {
+    /// The entry for `path`: one decoded already, or decoded now from the snapshot; `markingUsed` marks it
+    /// as used by this discovery. A malformed entry is dropped (and the snapshot rewritten without it).
+    private func entry(_ path: String, in state: inout State, markingUsed: Bool = false) -> Entry? {
         loadIfNeeded(&state)
-        if let entry = state.entries[path] { return entry }
+        if let index = state.entries.index(forKey: path) {
+            if markingUsed { state.entries.values[index].used = true }
+            return state.entries.values[index]
+        }
         guard let image = state.image else { return nil }
         for position in image.positions(of: PluginSnapshot.hash(path)) where image.entry(position, isFor: path) {
             guard let record = image.record(position, path: path) else {
                 state.changed = true
                 return nil
             }
-            let entry = Entry(identity: record.identity, metadata: record.metadata, used: false, scan: record.scan)
+            let entry = Entry(identity: record.identity, metadata: record.metadata, used: markingUsed, scan: record.scan)
             state.entries[path] = entry
             return entry
         }
