@@ -46,22 +46,50 @@ package enum CrashGuard {
         static let none = Site(pointer: nil)
     }
 
-    /// The sites made so far, by record. A file probed or loaded again (a second discovery, `missive check
-    /// --in-process`) gets the site it had: one made anew would be lost as soon as the probe cache answered,
-    /// as LeakSanitizer found.
-    private static let sites = Locked<[String: Site]>([:])
+    /// The sites made so far, by file (the shared part of their records), then by objectName (`-` for the
+    /// file's own). A file probed or loaded again (a second discovery, `missive check --in-process`) gets the
+    /// sites it had: one made anew would be lost as soon as the probe cache answered, as LeakSanitizer found.
+    private static let files = Locked<[String: Locked<[String: Site]>]>([:])
 
     /// The site of a plugin file, or of one of its types when `objectName` is given.
     static func site(path: String, identity: FileIdentity?, objectName: String?) -> Site {
-        let record = PluginQuarantine.record(path: path, identity: identity, objectName: objectName)
-        return sites.withLock { sites in
-            if let site = sites[record] { return site }
-            let bytes = Array(record.utf8)
-            let site = bytes.withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { Site(pointer: missive_guard_site_create($0.baseAddress, $0.count)) }
+        FileSites(path: path, identity: identity).site(objectName: objectName)
+    }
+
+    /// The sites of one plugin file and its types, whose records share the file's part: it is formatted and
+    /// looked up once per file, and each type costs a lookup by its name.
+    struct FileSites: Sendable {
+        private let prefix: [UInt8]
+        private let sites: Locked<[String: Site]>
+
+        /// The sites of the file at `path`, as `identity` says it is (`nil` when unknown).
+        init(path: String, identity: FileIdentity?) {
+            let prefix = PluginQuarantine.recordPrefix(path: path, identity: identity)
+            self.prefix = Array(prefix.utf8)
+            self.sites = CrashGuard.files.withLock { files in
+                if let sites = files[prefix] { return sites }
+                var table: [String: Site] = [:]
+                table.reserveCapacity(8)
+                let sites = Locked(table)
+                files[prefix] = sites
+                return sites
             }
-            if site.pointer != nil { sites[record] = site }
-            return site
+        }
+
+        /// The file's site (`objectName` `nil`) or one of its types'.
+        func site(objectName: String?) -> Site {
+            let name = objectName ?? "-"
+            return sites.withLock { sites in
+                if let site = sites[name] { return site }
+                var bytes = prefix
+                bytes.reserveCapacity(prefix.count + name.utf8.count + 8)
+                bytes += JournalText.escape(name).utf8
+                let site = bytes.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { Site(pointer: missive_guard_site_create($0.baseAddress, $0.count)) }
+                }
+                if site.pointer != nil { sites[name] = site }
+                return site
+            }
         }
     }
 

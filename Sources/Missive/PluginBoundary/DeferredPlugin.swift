@@ -16,12 +16,16 @@ public enum PluginLoading: Sendable, Hashable {
 final class DeferredPlugin: Sendable {
     let path: String
     let metadata: PluginMetadata
+    /// The file's identity as discovery found it, for the crash guard's sites when it loads.
+    private let identity: FileIdentity?
     private let logger: Logger?
     private let loaded = Locked<Result<LoadedPlugin, MissiveError>?>(nil)
 
-    init(path: String, metadata: PluginMetadata, logger: Logger?) {
+    init(path: String, identity: FileIdentity?, metadata: PluginMetadata, logger: Logger?) {
         self.path = path
+        self.identity = identity
         self.metadata = metadata
+        self.info = Self.info(of: metadata, path: path)
         self.logger = logger
     }
 
@@ -29,9 +33,15 @@ final class DeferredPlugin: Sendable {
     /// types' messages decode as unknown, with that reason.
     init(path: String, metadata: PluginMetadata, refusal: MissiveError) {
         self.path = path
+        self.identity = nil
         self.metadata = metadata
+        self.info = Self.info(of: metadata, path: path)
         self.logger = nil
         self.loaded.withLock { $0 = .failure(refusal) }
+    }
+
+    private static func info(of metadata: PluginMetadata, path: String) -> PluginInfo {
+        PluginInfo(name: metadata.name, version: metadata.version, vendor: metadata.vendor, abiVersion: metadata.abiVersion, path: path)
     }
 
     /// Why the plugin cannot be used, in words for an unknown message's reason.
@@ -39,16 +49,14 @@ final class DeferredPlugin: Sendable {
         error.code == .quarantined ? error.message : "the plugin failed to load: \(error.message)"
     }
 
-    /// The plugin's identity as its metadata states it.
-    var info: PluginInfo {
-        PluginInfo(name: metadata.name, version: metadata.version, vendor: metadata.vendor, abiVersion: metadata.abiVersion, path: path)
-    }
+    /// The plugin's identity as its metadata states it: made once, since every type registered carries it.
+    let info: PluginInfo
 
     /// The plugin, loaded on first use (`objectName` names what it is loaded for, in the log).
     private func plugin(for objectName: String) -> Result<LoadedPlugin, MissiveError> {
         loaded.withLock { state in
             if let state { return state }
-            let result = Result { () throws(MissiveError) in try PluginLoader.load(path, metadata: metadata, logger: logger) }
+            let result = Result { () throws(MissiveError) in try PluginLoader.load(path, metadata: metadata, identity: identity, logger: logger) }
             switch result {
             case .success:
                 logger?.info("loaded plugin on first use", metadata: ["missive.file": "\(path)", "missive.objectName": "\(objectName)"])

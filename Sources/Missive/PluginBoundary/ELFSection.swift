@@ -25,36 +25,59 @@ enum ELFSection {
     static let hostMachineName = "this machine"
     #endif
 
+    /// Files up to this size are read whole, with one `pread`: the section table sits at the end of the
+    /// file and the section usually in the middle, so reading piece by piece would take four reads.
+    static let readWholeLimit: UInt64 = 256 << 10
+
     /// The contents of section `name` in the file at `path`, or `nil` when the file is a valid ELF shared
     /// object for this machine that has no such section.
-    static func read(_ name: String, from path: String) throws(MissiveError) -> [UInt8]? {
+    ///
+    /// `knownSize` is the file's size when the caller already took its identity, so that the file is not
+    /// looked at again: a small file then costs one `open` and one `pread`. A file that shrank since gives an
+    /// error (a short read), never bytes from beyond its end.
+    static func read(_ name: String, from path: String, knownSize: Int64? = nil) throws(MissiveError) -> [UInt8]? {
         // POSIX calls rather than FileHandle: hosts read every plugin's metadata at startup.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw MissiveError(.ioFailure, "cannot open file: \(String(cString: strerror(errno)))", file: path)
         }
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            throw MissiveError(.ioFailure, "cannot read file: \(String(cString: strerror(errno)))", file: path)
-        }
-        let fileSize = UInt64(info.st_size)
-
-        func bytes(at offset: UInt64, count: Int) throws(MissiveError) -> [UInt8] {
-            guard count >= 0, offset <= fileSize, UInt64(count) <= fileSize - offset else {
-                throw MissiveError(.notAPlugin, "not a valid ELF file: truncated at offset \(offset)", file: path)
+        let fileSize: UInt64
+        if let knownSize, knownSize >= 0 {
+            fileSize = UInt64(knownSize)
+        } else {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else {
+                throw MissiveError(.ioFailure, "cannot read file: \(String(cString: strerror(errno)))", file: path)
             }
-            var result = [UInt8](repeating: 0, count: count)
+            fileSize = UInt64(info.st_size)
+        }
+
+        func readFully(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(MissiveError) {
             var done = 0
-            while done < count {
-                let got = result.withUnsafeMutableBytes { buffer in
-                    pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-                }
+            while done < buffer.count {
+                let got = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
                 guard got > 0 else {
                     throw MissiveError(.ioFailure, "cannot read file: \(got < 0 ? String(cString: strerror(errno)) : "unexpected end")", file: path)
                 }
                 done += got
             }
+        }
+        // A small file is read whole, once; `bytes` then slices it.
+        var whole: [UInt8]?
+        if fileSize >= 64 && fileSize <= readWholeLimit {
+            var all = [UInt8](repeating: 0, count: Int(fileSize))
+            try all.withUnsafeMutableBytes { buffer in Result { () throws(MissiveError) in try readFully(into: buffer, at: 0) } }.get()
+            whole = all
+        }
+
+        func bytes(at offset: UInt64, count: Int) throws(MissiveError) -> [UInt8] {
+            guard count >= 0, offset <= fileSize, UInt64(count) <= fileSize - offset else {
+                throw MissiveError(.notAPlugin, "not a valid ELF file: truncated at offset \(offset)", file: path)
+            }
+            if let whole { return Array(whole[Int(offset)..<(Int(offset) + count)]) }
+            var result = [UInt8](repeating: 0, count: count)
+            try result.withUnsafeMutableBytes { buffer in Result { () throws(MissiveError) in try readFully(into: buffer, at: offset) } }.get()
             return result
         }
 

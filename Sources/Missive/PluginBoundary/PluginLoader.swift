@@ -108,10 +108,11 @@ public enum PluginLoader {
             }
             types.append(type)
         }
-        try checkAgreement(metadata: metadata, info: probe.info, containers: containers, types: types)
+        let info = probe.info
+        try checkAgreement(metadata: metadata, info: info, containers: containers, types: types)
         let (actions, actionRejections) = PluginActions.resolve(
-            probe.actions, metadata: metadata, types: types, library: probe.library, info: probe.info, site: probe.site)
-        return LoadedPlugin(info: probe.info, metadata: metadata, containers: containers, types: types, pluginActions: actions,
+            probe.actions, metadata: metadata, types: types, library: probe.library, info: info, site: probe.site)
+        return LoadedPlugin(info: info, metadata: metadata, containers: containers, types: types, pluginActions: actions,
                             actionRejections: actionRejections)
     }
 
@@ -156,17 +157,18 @@ public enum PluginLoader {
     /// ``probe(_:)`` for a file whose identity discovery already took (`nil` to take it here).
     static func probe(_ path: String, identity known: FileIdentity?) throws(MissiveError) -> PluginProbe {
         let identity = known ?? FileIdentity.of(path)
-        let site = CrashGuard.site(path: path, identity: identity, objectName: nil)
+        let sites = CrashGuard.FileSites(path: path, identity: identity)
+        let site = sites.site(objectName: nil)
         let library = try CrashGuard.run(site, .load) { () throws(MissiveError) in try DynamicLibrary.open(path) }
         return try probes.withLock { cache in
             if let earlier = cache[library.identity] { return earlier }
-            let result = Result { () throws(MissiveError) in try instantiate(library, path: path, identity: identity, site: site) }
+            let result = Result { () throws(MissiveError) in try instantiate(library, path: path, sites: sites, site: site) }
             cache[library.identity] = result
             return result
         }.get()
     }
 
-    private static func instantiate(_ library: DynamicLibrary, path: String, identity: FileIdentity?, site: CrashGuard.Site) throws(MissiveError) -> PluginProbe {
+    private static func instantiate(_ library: DynamicLibrary, path: String, sites: CrashGuard.FileSites, site: CrashGuard.Site) throws(MissiveError) -> PluginProbe {
         guard let entryAddress = library.symbol(MISSIVE_ENTRY_SYMBOL) else {
             throw MissiveError(.missingEntry, "the library does not export \(MISSIVE_ENTRY_SYMBOL)", file: path)
         }
@@ -216,7 +218,7 @@ public enum PluginLoader {
             guard let type = plugin.types[index] else {
                 throw MissiveError(.invalidDescriptor, "type \(index) of the descriptor is NULL", file: path)
             }
-            types.append(Result { () throws(MissiveError) in try PluginType(type, plugin: partial.info, identity: identity) })
+            types.append(Result { () throws(MissiveError) in try PluginType(type, plugin: partial.info, sites: sites) })
         }
         return PluginProbe(
             path: path, abiVersion: abiVersion, name: partial.name, version: partial.version, vendor: partial.vendor, containers: containers,
@@ -246,7 +248,34 @@ public enum PluginLoader {
     package static func disagreement(
         metadata: PluginMetadata, info: PluginInfo, containers: [MessageContainer], types: [PluginType]
     ) -> String? {
-        // The common case, agreement, is decided without formatting anything.
+        // The common case, agreement, is decided without copying, sorting or formatting anything: the types as
+        // multisets (each descriptor type matched with an unmatched declared one; the linker decides the order of
+        // the records), the containers as sets.
+        if metadata.name == info.name && metadata.version == info.version && metadata.vendor == info.vendor
+            && metadata.types.count == types.count && types.count <= 64
+            && metadata.containers.allSatisfy(containers.contains) && containers.allSatisfy(metadata.containers.contains)
+        {
+            var matched: UInt64 = 0
+            var agree = true
+            for actual in types {
+                var found = false
+                for (index, declared) in metadata.types.enumerated() where matched & (1 << UInt64(index)) == 0 {
+                    if declared.objectName == actual.objectName && declared.businessID == actual.businessID && declared.container == actual.container
+                        && declared.persistenceValue == actual.persistenceValue && declared.isMedia == actual.isMedia
+                    {
+                        matched |= 1 << UInt64(index)
+                        found = true
+                        break
+                    }
+                }
+                if !found {
+                    agree = false
+                    break
+                }
+            }
+            if agree { return nil }
+        }
+        // Otherwise (or past 64 types) compared as sorted lists, which gives the differences too.
         let declaredTypes = metadata.types.map { TypeFacts($0.objectName, $0.businessID, $0.container, $0.persistenceValue, $0.isMedia) }.sorted()
         let actualTypes = types.map { TypeFacts($0.objectName, $0.businessID, $0.container, $0.persistenceValue, $0.isMedia) }.sorted()
         let declaredContainers = Set(metadata.containers), actualContainers = Set(containers)

@@ -113,7 +113,12 @@ public struct PluginMetadata: Sendable, Hashable {
     /// - Throws: ``MissiveError`` with code `notAPlugin`, `wrongMachine`, `missingMetadata`, `invalidMetadata`
     ///   or `ioFailure`.
     public static func read(fromFile path: String) throws(MissiveError) -> PluginMetadata {
-        guard let section = try ELFSection.read(sectionName, from: path) else {
+        try read(fromFile: path, knownSize: nil)
+    }
+
+    /// ``read(fromFile:)`` for a file whose size discovery already took (see ``ELFSection/read(_:from:knownSize:)``).
+    static func read(fromFile path: String, knownSize: Int64?) throws(MissiveError) -> PluginMetadata {
+        guard let section = try ELFSection.read(sectionName, from: path, knownSize: knownSize) else {
             throw MissiveError(.missingMetadata, "not a Missive plugin: the shared object has no \(sectionName) section", file: path)
         }
         do {

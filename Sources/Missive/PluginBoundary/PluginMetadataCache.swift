@@ -3,9 +3,13 @@ import Foundation
 import Glibc
 #endif
 
-/// What identifies one version of a file: its device, inode, size and modification time.
+/// What identifies one version of a file: its device, inode, size, modification time and status-change time.
+///
+/// The status-change time (`ctime`) cannot be set back by a user, so a file rewritten in place with its size
+/// and modification time restored (`cp -p`, `touch -d`) still gets a new identity.
 struct FileIdentity: Hashable, Sendable {
     var device: UInt64, inode: UInt64, size: Int64, seconds: Int64, nanoseconds: Int64
+    var changeSeconds: Int64 = 0, changeNanoseconds: Int64 = 0
 
     /// The identity of the regular file at `path` (following links), or `nil` when it is not one.
     static func of(_ path: String) -> FileIdentity? {
@@ -13,30 +17,30 @@ struct FileIdentity: Hashable, Sendable {
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         return FileIdentity(
             device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-            seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec))
+            seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec),
+            changeSeconds: Int64(info.st_ctim.tv_sec), changeNanoseconds: Int64(info.st_ctim.tv_nsec))
+    }
+
+    /// The identity without the status-change time, as the crash journal records it.
+    var withoutChangeTime: FileIdentity {
+        FileIdentity(device: device, inode: inode, size: size, seconds: seconds, nanoseconds: nanoseconds)
     }
 }
 
-/// A cache of plugin metadata, so that startup need not open and parse every plugin file, as GStreamer's
-/// registry cache does.
+/// A cache of plugin metadata and of the plugin scanner's verdicts, so that startup need not open and parse
+/// every plugin file, as GStreamer's registry cache does.
 ///
-/// An entry is used only when the file's path, device, inode, size and modification time are all unchanged.
+/// The cache is a binary snapshot (``PluginSnapshot``), read whole with one `read` at the first lookup. Its
+/// index is sorted by a hash of the path, so a start decodes only the entries of the files it finds. An
+/// entry is used only when the file's path, device, inode, size, modification time and status-change time
+/// are all unchanged.
+///
 /// The cache never vouches for a plugin: after loading, the descriptor is still compared with the metadata,
 /// so a stale or tampered cache can only make a plugin be refused, never make it load under false metadata.
-/// An unreadable or malformed cache file is ignored and rewritten. Writes are atomic (a temporary file,
-/// then `rename`).
-///
-/// The file is line-based, tab-separated text, with `\\`, `\t` and `\n` escaped:
-/// ```
-/// missive-plugin-metadata-cache	4
-/// P	path	device	inode	size	mtime-seconds	mtime-nanoseconds	name	version	vendor	abi	abi-minor	swift (empty for none)
-/// C	objectName	key	keyKind
-/// T	objectName	businessID (empty for none)	persistence	media (0 or 1)	container (empty for none)
-/// A	kind	objectName	id	title	icon	priority	yields	signature	symbol (empty for none)
-/// S	passed or failed	sha256 of the file	Missive version that scanned it	reason (empty when passed)	timeout in seconds (a hung scan only)
-/// ```
-/// Each `P` line is followed by its plugin's `C`, `T`, `A` and `S` lines. The `S` line is the
-/// ``PluginScanner``'s verdict. A cache of another format version is ignored and rewritten.
+/// A missing, unreadable, truncated or malformed snapshot, or one of another format (such as the text cache
+/// of earlier versions), is ignored and rewritten. Writes are atomic (a new temporary file, then `rename`),
+/// so hosts starting at once each leave a whole snapshot, the last one written winning. Entries for files
+/// a discovery did not find are dropped once the cache holds more than 2,000 entries.
 public final class PluginMetadataCache: Sendable {
     /// The file the cache is kept in.
     public let file: String
@@ -71,6 +75,9 @@ public final class PluginMetadataCache: Sendable {
     }
 
     private struct State: Sendable {
+        /// The snapshot read from ``file``; its entries are decoded into ``entries`` as they are looked up.
+        var image: PluginSnapshot.Image?
+        /// The entries decoded from the snapshot or made in this process, by path.
         var entries: [String: Entry] = [:]
         var loaded = false
         var changed = false
@@ -81,7 +88,6 @@ public final class PluginMetadataCache: Sendable {
         var replacedFailures: [String: ScanRecord] = [:]
     }
 
-    private static let header = "missive-plugin-metadata-cache\t5"
     /// Entries for files not seen by a discovery are kept only while the cache holds fewer than this many.
     private static let capacity = 2_000
     private let state = Locked(State())
@@ -108,17 +114,16 @@ public final class PluginMetadataCache: Sendable {
     }
 
     /// The metadata of the plugin at `path`, from the cache when the file is unchanged, else read from the
-    /// file and remembered; and whether it came from the cache.
+    /// file (whose size `identity` gives, so it is opened and read once) and remembered; and whether it came
+    /// from the cache.
     func lookUp(_ path: String, identity: FileIdentity) throws(MissiveError) -> (metadata: PluginMetadata, fromCache: Bool) {
         let cached: PluginMetadata? = state.withLock { state in
-            loadIfNeeded(&state)
-            guard let entry = state.entries[path], entry.identity == identity else { return nil }
-            state.entries[path]?.used = true
+            guard let entry = entry(path, in: &state, markingUsed: true), entry.identity == identity else { return nil }
             state.hits += 1
             return entry.metadata
         }
         if let cached { return (cached, true) }
-        let metadata = try PluginMetadata.read(fromFile: path)
+        let metadata = try PluginMetadata.read(fromFile: path, knownSize: identity.size)
         state.withLock { state in
             if let failure = state.entries[path]?.scan, !failure.passed { state.replacedFailures[path] = failure }
             state.entries[path] = Entry(identity: identity, metadata: metadata, used: true)
@@ -130,15 +135,54 @@ public final class PluginMetadataCache: Sendable {
 
     private func loadIfNeeded(_ state: inout State) {
         guard !state.loaded else { return }
-        state.entries = Self.read(file) ?? [:]
         state.loaded = true
+        state.image = PluginSnapshot.Image(file: file)
+        if let image = state.image { state.entries.reserveCapacity(image.count) }
+        // A file that is there but is no snapshot of this format is rewritten at the next save.
+        if state.image == nil && access(file, F_OK) == 0 { state.changed = true }
+    }
+
+    /// The entry for `path`: one decoded already, or decoded now from the snapshot; `markingUsed` marks it
+    /// as used by this discovery. A malformed entry is dropped (and the snapshot rewritten without it).
+    private func entry(_ path: String, in state: inout State, markingUsed: Bool = false) -> Entry? {
+        loadIfNeeded(&state)
+        if let index = state.entries.index(forKey: path) {
+            if markingUsed { state.entries.values[index].used = true }
+            return state.entries.values[index]
+        }
+        guard let image = state.image else { return nil }
+        for position in image.positions(of: PluginSnapshot.hash(path)) where image.entry(position, isFor: path) {
+            guard let record = image.record(position, path: path) else {
+                state.changed = true
+                return nil
+            }
+            let entry = Entry(identity: record.identity, metadata: record.metadata, used: markingUsed, scan: record.scan)
+            state.entries[path] = entry
+            return entry
+        }
+        return nil
+    }
+
+    /// Decodes every entry of the snapshot, for the calls that look at all of them.
+    private func decodeAll(_ state: inout State) {
+        loadIfNeeded(&state)
+        guard let image = state.image else { return }
+        for position in 0..<image.count {
+            guard let record = image.record(position) else {
+                state.changed = true
+                continue
+            }
+            if state.entries[record.path] == nil {
+                state.entries[record.path] = Entry(identity: record.identity, metadata: record.metadata, used: false, scan: record.scan)
+            }
+        }
+        state.image = nil
     }
 
     /// The scanner's verdict on the file at `path` as it is now (`identity`), by this version of Missive.
     func scanRecord(_ path: String, identity: FileIdentity) -> ScanRecord? {
         state.withLock { state in
-            loadIfNeeded(&state)
-            guard let entry = state.entries[path], entry.identity == identity, let scan = entry.scan, scan.hostVersion == MissiveVersion.string else {
+            guard let entry = entry(path, in: &state), entry.identity == identity, let scan = entry.scan, scan.hostVersion == MissiveVersion.string else {
                 return nil
             }
             return scan
@@ -153,8 +197,7 @@ public final class PluginMetadataCache: Sendable {
     /// Remembers the scanner's verdict on the file at `path` as it is now.
     func record(_ scan: ScanRecord, for path: String, identity: FileIdentity) {
         state.withLock { state in
-            loadIfNeeded(&state)
-            guard state.entries[path]?.identity == identity else { return }
+            guard entry(path, in: &state)?.identity == identity else { return }
             state.entries[path]?.scan = scan
             state.replacedFailures[path] = nil
             state.changed = true
@@ -165,7 +208,7 @@ public final class PluginMetadataCache: Sendable {
     /// its next scan decides.
     public func blacklisted() -> [BlacklistedFile] {
         state.withLock { state in
-            loadIfNeeded(&state)
+            decodeAll(&state)
             return state.entries.compactMap { path, entry in
                 guard let scan = entry.scan, !scan.passed else { return nil }
                 return BlacklistedFile(path: path, reason: scan.reason)
@@ -178,7 +221,7 @@ public final class PluginMetadataCache: Sendable {
     public func clearScans(_ paths: [String]? = nil) -> [BlacklistedFile] {
         let names = paths.map { Set($0 + $0.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }) }
         let released: [BlacklistedFile] = state.withLock { state in
-            loadIfNeeded(&state)
+            decodeAll(&state)
             var released: [BlacklistedFile] = []
             for (path, entry) in state.entries where names?.contains(path) ?? true {
                 guard let scan = entry.scan else { continue }
@@ -192,104 +235,37 @@ public final class PluginMetadataCache: Sendable {
         return released
     }
 
-    /// Writes the cache back if it changed, dropping entries this discovery did not use once it is full.
-    /// A cache that cannot be written is not an error: the next startup reads the files again.
+    /// Writes the snapshot back if it changed, dropping entries this discovery did not use once it is full.
+    /// Entries of the old snapshot that were not looked at are copied as they are. A cache that cannot be
+    /// written is not an error: the next startup reads the files again.
     func save() {
-        let text: String? = state.withLock { state in
+        let bytes: [UInt8]? = state.withLock { state in
             guard state.changed else { return nil }
-            if state.entries.count > Self.capacity { state.entries = state.entries.filter(\.value.used) }
             state.changed = false
-            var lines = [Self.header]
-            for (path, entry) in state.entries.sorted(by: { $0.key < $1.key }) {
-                let id = entry.identity, metadata = entry.metadata
-                lines.append(["P", path, "\(id.device)", "\(id.inode)", "\(id.size)", "\(id.seconds)", "\(id.nanoseconds)",
-                              metadata.name, metadata.version, metadata.vendor, "\(metadata.abiMajor)", "\(metadata.abiMinor)",
-                              metadata.swiftVersion ?? ""].map(Self.escape).joined(separator: "\t"))
-                for container in metadata.containers {
-                    lines.append(["C", container.objectName, container.key, container.keyKind.rawValue].map(Self.escape).joined(separator: "\t"))
-                }
-                for type in metadata.types {
-                    lines.append(["T", type.objectName, type.businessID ?? "", "\(type.persistenceValue)", type.isMedia ? "1" : "0", type.container ?? ""]
-                        .map(Self.escape).joined(separator: "\t"))
-                }
-                for action in metadata.actions {
-                    lines.append(["A", action.kind.rawValue, action.objectName, action.id, action.title, action.icon, "\(action.priority)",
-                                  action.yields.rawValue, action.signature, action.symbol ?? ""].map(Self.escape).joined(separator: "\t"))
-                }
-                if let scan = entry.scan {
-                    lines.append(["S", scan.passed ? "passed" : "failed", scan.contentHash, scan.hostVersion, scan.reason, scan.hungAfter.map { "\($0)" } ?? ""]
-                        .map(Self.escape).joined(separator: "\t"))
+            var entries: [(hash: UInt64, body: PluginSnapshot.EntryBody)] = []
+            var untouched: [(hash: UInt64, body: PluginSnapshot.EntryBody)] = []
+            for (path, entry) in state.entries {
+                let record = PluginSnapshot.Record(path: path, identity: entry.identity, metadata: entry.metadata, scan: entry.scan)
+                entries.append((PluginSnapshot.hash(path), .record(record)))
+            }
+            if let image = state.image {
+                for position in 0..<image.count {
+                    guard let path = image.path(position), state.entries[path] == nil else { continue }
+                    untouched.append((image.index[position].hash, .copied(image.entryBytes(position))))
                 }
             }
-            return lines.joined(separator: "\n") + "\n"
+            if entries.count + untouched.count > Self.capacity {
+                // Full: only the entries this discovery used stay.
+                entries = state.entries.filter(\.value.used).map { path, entry in
+                    (PluginSnapshot.hash(path), .record(PluginSnapshot.Record(path: path, identity: entry.identity, metadata: entry.metadata, scan: entry.scan)))
+                }
+                untouched = []
+            }
+            return PluginSnapshot.encode(entries + untouched)
         }
-        guard let text else { return }
+        guard let bytes else { return }
         let folder = (file as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let temporary = file + ".\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else { return }
-        if rename(temporary, file) != 0 { unlink(temporary) }
+        if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        FileBytes.replace(file, with: bytes)
     }
-
-    /// The entries of a cache file, or `nil` when it is missing or malformed. Works on bytes: splitting a
-    /// `String` goes by grapheme clusters, which made this the slowest part of a cached startup.
-    private static func read(_ file: String) -> [String: Entry]? {
-        guard let data = FileManager.default.contentsOfFile(atPath: file) else { return nil }
-        let bytes = [UInt8](data)
-        let lines = bytes.split(separator: 0x0A)
-        guard let first = lines.first, first.elementsEqual(header.utf8) else { return nil }
-        var entries: [String: Entry] = [:]
-        var current: (path: String, identity: FileIdentity, metadata: PluginMetadata, scan: ScanRecord?)?
-        func finish() {
-            if let current { entries[current.path] = Entry(identity: current.identity, metadata: current.metadata, used: false, scan: current.scan) }
-        }
-        for line in lines.dropFirst() {
-            let fields = line.split(separator: 0x09, omittingEmptySubsequences: false)
-            switch fields[0].count == 1 ? fields[0].first : nil {
-            case UInt8(ascii: "P"):
-                guard fields.count == 13, let device = UInt64(text(fields[2])), let inode = UInt64(text(fields[3])),
-                      let size = Int64(text(fields[4])), let seconds = Int64(text(fields[5])),
-                      let nanoseconds = Int64(text(fields[6])), let abi = Int(text(fields[10])), let abiMinor = Int(text(fields[11]))
-                else { return nil }
-                finish()
-                let swift = text(fields[12])
-                current = (text(fields[1]), FileIdentity(device: device, inode: inode, size: size, seconds: seconds, nanoseconds: nanoseconds),
-                           PluginMetadata(name: text(fields[7]), version: text(fields[8]), vendor: text(fields[9]), abiMajor: abi,
-                                          abiMinor: abiMinor, swiftVersion: swift.isEmpty ? nil : swift, types: []), nil)
-            case UInt8(ascii: "C"):
-                guard fields.count == 4, current != nil, let kind = MessageContainer.KeyKind(rawValue: text(fields[3])) else { return nil }
-                current!.metadata.containers.append(MessageContainer(objectName: text(fields[1]), key: text(fields[2]), keyKind: kind))
-            case UInt8(ascii: "T"):
-                guard fields.count == 6, current != nil, let persistence = UInt32(text(fields[3])) else { return nil }
-                let businessID = text(fields[2]), container = text(fields[5])
-                current!.metadata.types.append(
-                    PluginMetadata.TypeEntry(objectName: text(fields[1]), businessID: businessID.isEmpty ? nil : businessID,
-                                             container: container.isEmpty ? nil : container,
-                                             persistenceValue: persistence, isMedia: fields[4].elementsEqual([UInt8(ascii: "1")])))
-            case UInt8(ascii: "A"):
-                guard fields.count == 10, current != nil, let kind = ActionKind(rawValue: text(fields[1])), let priority = Int32(text(fields[6])),
-                      let yields = ActionYield(rawValue: text(fields[7]))
-                else { return nil }
-                let symbol = text(fields[9])
-                current!.metadata.actions.append(
-                    PluginMetadata.ActionEntry(kind: kind, objectName: text(fields[2]), id: text(fields[3]), title: text(fields[4]), icon: text(fields[5]),
-                                               priority: priority, yields: yields, signature: text(fields[8]), symbol: symbol.isEmpty ? nil : symbol))
-            case UInt8(ascii: "S"):
-                guard fields.count == 6, current != nil else { return nil }
-                let verdict = text(fields[1])
-                guard verdict == "passed" || verdict == "failed" else { return nil }
-                current!.scan = ScanRecord(passed: verdict == "passed", contentHash: text(fields[2]), hostVersion: text(fields[3]), reason: text(fields[4]),
-                                           hungAfter: Double(text(fields[5])))
-            default:
-                return nil
-            }
-        }
-        finish()
-        return entries
-    }
-
-    /// A field's text, unescaped.
-    private static func text(_ field: ArraySlice<UInt8>) -> String { JournalText.unescape(field) }
-
-    private static func escape(_ text: String) -> String { JournalText.escape(text) }
 }

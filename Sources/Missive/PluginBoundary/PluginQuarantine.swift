@@ -60,7 +60,7 @@ public final class PluginQuarantine: Sendable {
         let identity: FileIdentity?
 
         /// Whether the plugin file is still the one that crashed, so that the crash quarantines it.
-        public var isCurrent: Bool { identity != nil && FileIdentity.of(path) == identity }
+        public var isCurrent: Bool { identity != nil && FileIdentity.of(path)?.withoutChangeTime == identity }
 
         /// `SIGSEGV (signal 11) during decode of fixture:crash at 2026-11-24T15:00:00Z`.
         public var description: String {
@@ -83,7 +83,9 @@ public final class PluginQuarantine: Sendable {
 
     func crash(quarantining path: String, identity: FileIdentity?, in crashes: [Crash]) -> Crash? {
         guard let identity else { return nil }
-        return crashes.last { $0.path == path && $0.identity == identity }
+        // The journal records no status-change time.
+        let recorded = identity.withoutChangeTime
+        return crashes.last { $0.path == path && $0.identity == recorded }
     }
 
     /// Removes the records of the plugin files `paths` (every record when `nil`), so that they load again,
@@ -138,8 +140,34 @@ public final class PluginQuarantine: Sendable {
 
     /// The journal record of a plugin file (or one of its types), up to the operation.
     static func record(path: String, identity: FileIdentity?, objectName: String?) -> String {
-        let id = identity.map { ["\($0.device)", "\($0.inode)", "\($0.size)", "\($0.seconds)", "\($0.nanoseconds)"] } ?? ["-", "-", "-", "-", "-"]
-        return (["crash", JournalText.escape(path)] + id + [JournalText.escape(objectName ?? "-")]).joined(separator: "\t")
+        recordPrefix(path: path, identity: identity) + JournalText.escape(objectName ?? "-")
+    }
+
+    /// The part of a record that every record of one file shares: up to its type's objectName, tab included.
+    static func recordPrefix(path: String, identity: FileIdentity?) -> String {
+        var bytes = Array("crash\t".utf8)
+        bytes.reserveCapacity(path.utf8.count + 120)
+        bytes += JournalText.escape(path).utf8
+        guard let identity else { return String(decoding: bytes + "\t-\t-\t-\t-\t-\t".utf8, as: UTF8.self) }
+        // Digits written directly: string interpolation of five integers cost more than the rest of a site.
+        func append<T: BinaryInteger>(_ value: T) {
+            bytes.append(0x09)
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            var magnitude = value.magnitude
+            let start = bytes.count
+            repeat {
+                bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+                magnitude /= 10
+            } while magnitude > 0
+            bytes[start...].reverse()
+        }
+        append(identity.device)
+        append(identity.inode)
+        append(identity.size)
+        append(identity.seconds)
+        append(identity.nanoseconds)
+        bytes.append(0x09)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func parse(_ line: ArraySlice<UInt8>) -> Crash? {
@@ -166,7 +194,8 @@ public final class PluginQuarantine: Sendable {
 /// The escaping of the metadata cache and the quarantine journal: `\\`, `\t` and `\n`.
 enum JournalText {
     static func escape(_ text: String) -> String {
-        guard text.contains(where: { $0 == "\\" || $0 == "\t" || $0 == "\n" }) else { return text }
+        // By bytes: the three are ASCII, and going by Characters would break graphemes on every path.
+        guard text.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A }) else { return text }
         return text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\n", with: "\\n")
     }
 

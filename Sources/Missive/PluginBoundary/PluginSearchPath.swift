@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The folders Missive looks in for plugin files, in order.
 ///
@@ -127,12 +130,11 @@ public struct PluginSearchPath: Sendable, Hashable {
                 }
                 continue
             }
-            guard let names = try? manager.contentsOfDirectory(atPath: directory) else {
+            guard let names = Self.pluginNames(in: directory) else {
                 problems.append(MissiveError(.ioFailure, "cannot list plugin folder", file: directory))
                 continue
             }
-            let plugins = names.filter { $0.hasSuffix(".so") }.map { (name: $0, bytes: Array($0.utf8)) }
-            for name in plugins.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }).map(\.name) {
+            for name in names.sorted(by: Self.precedes).map({ String(decoding: $0, as: UTF8.self) }) {
                 let path = directory + "/" + name
                 guard let identity = FileIdentity.of(path) else {
                     // A name that looks like a plugin but is no regular file: a dangling link, a folder, a device.
@@ -148,5 +150,29 @@ public struct PluginSearchPath: Sendable, Hashable {
             }
         }
         return (files, problems)
+    }
+
+    /// Whether file name `a` comes before `b` in byte order (`memcmp`, then the shorter first).
+    private static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        let order = a.withUnsafeBytes { a in b.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, min(a.count, b.count)) } }
+        return order != 0 ? order < 0 : a.count < b.count
+    }
+
+    /// The names (as bytes, which is the order they are taken in) in `directory` that end in `.so`, in no
+    /// order, or `nil` when it cannot be listed. Read with `readdir`: the names are all discovery needs, and
+    /// Foundation's listing cost as much as the rest of discovery's own work on a file.
+    private static func pluginNames(in directory: String) -> [[UInt8]]? {
+        guard let stream = opendir(directory) else { return nil }
+        defer { closedir(stream) }
+        let suffix = Array(".so".utf8)
+        var names: [[UInt8]] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw -> [UInt8]? in
+                let bytes = raw.prefix { $0 != 0 }
+                return bytes.count > suffix.count && bytes.suffix(suffix.count).elementsEqual(suffix) ? Array(bytes) : nil
+            }
+            if let name { names.append(name) }
+        }
+        return names
     }
 }

@@ -77,7 +77,9 @@ package final class PluginType: @unchecked Sendable {
     let site: CrashGuard.Site
 
     /// Reads one type descriptor: its size first, then the fields that size covers.
-    init(_ type: UnsafePointer<missive_type>, plugin: PluginInfo, identity: FileIdentity? = nil) throws(MissiveError) {
+    ///
+    /// `sites` are the crash guard's sites of the plugin's file (by default made here, without its identity).
+    init(_ type: UnsafePointer<missive_type>, plugin: PluginInfo, sites: CrashGuard.FileSites? = nil) throws(MissiveError) {
         func invalid(_ message: String, _ name: String? = nil) -> MissiveError {
             MissiveError(.invalidDescriptor, message, file: plugin.path, objectName: name)
         }
@@ -137,7 +139,7 @@ package final class PluginType: @unchecked Sendable {
         self.wordsFunction = descriptor.searchable_words
         self.mediaFunction = isMedia ? descriptor.media : nil
         (self.viewFunction, self.viewExtensionProblem) = Self.viewExtension(descriptor.get_extension, context: descriptor.context)
-        self.site = CrashGuard.site(path: plugin.path, identity: identity, objectName: name)
+        self.site = (sites ?? CrashGuard.FileSites(path: plugin.path, identity: nil)).site(objectName: name)
     }
 
     /// The view function of the type's `missive.view.v1` extension, if it offers a usable one.

@@ -285,9 +285,7 @@ extension MessageRegistry {
         /// - Throws: ``MissiveError`` when a name breaks the grammar, uses the reserved prefix, or is taken,
         ///   or when the type names a container that is not registered.
         public mutating func register<T: MessageType>(_ type: T.Type) throws(MissiveError) {
-            let entry = Self.registered(type, origin: .application)
-            try check(entry, file: nil)
-            add(entry)
+            try checkAndAdd(Self.registered(type, origin: .application), file: nil)
         }
 
         /// Registers a container of the host application, so that types can register under it.
@@ -315,8 +313,7 @@ extension MessageRegistry {
             }
             let entry = RegisteredType(objectName: name, businessID: nil, persistence: .counted, isMedia: false, origin: origin,
                                        decoder: .container(container))
-            try check(entry, file: file)
-            add(entry)
+            try checkAndAdd(entry, file: file)
         }
 
         /// Registers every container, type and action of a loaded plugin that passes the checks, and returns
@@ -340,6 +337,8 @@ extension MessageRegistry {
         mutating func register(_ plugin: DeferredPlugin) -> [MissiveError] {
             var refused: [MissiveError] = []
             var entries: [RegisteredType] = []
+            entries.reserveCapacity(plugin.metadata.types.count)
+            let origin = RegisteredType.Origin.plugin(plugin.info)
             for type in plugin.metadata.types {
                 guard let persistence = type.persistence else {
                     refused.append(MissiveError(.invalidMetadata, "persistence \(type.persistenceValue) is not one of 0, 1, 3 and 16",
@@ -349,9 +348,9 @@ extension MessageRegistry {
                 entries.append(
                     RegisteredType(
                         objectName: type.objectName, businessID: type.businessID, container: type.container, persistence: persistence,
-                        isMedia: type.isMedia, origin: .plugin(plugin.info), decoder: .deferred(plugin)))
+                        isMedia: type.isMedia, origin: origin, decoder: .deferred(plugin)))
             }
-            refused += register(containers: plugin.metadata.containers, types: entries, origin: .plugin(plugin.info), file: plugin.path)
+            refused += register(containers: plugin.metadata.containers, types: entries, origin: origin, file: plugin.path)
             var actions: [RegisteredAction] = []
             for entry in plugin.metadata.actions {
                 do {
@@ -422,8 +421,7 @@ extension MessageRegistry {
                     continue
                 }
                 do {
-                    try check(entry, file: file)
-                    add(entry)
+                    try checkAndAdd(entry, file: file)
                 } catch {
                     refused.append(error)
                 }
@@ -443,7 +441,10 @@ extension MessageRegistry {
                            isMedia: T.isMediaType, origin: origin, decoder: .native(type))
         }
 
-        private func check(_ entry: RegisteredType, file: String?) throws(MissiveError) {
+        /// Registers `entry` after checking its names against the grammar and the names taken, or throws the
+        /// first problem, registering nothing. Each name is hashed once: it is inserted at once, and taken out
+        /// again only when the entry is refused.
+        private mutating func checkAndAdd(_ entry: RegisteredType, file: String?) throws(MissiveError) {
             let name = entry.objectName
             if let problem = NameGrammar.objectNameProblem(name) {
                 throw MissiveError(.invalidName, problem, file: file, objectName: name)
@@ -452,13 +453,28 @@ extension MessageRegistry {
                 throw MissiveError(.reservedName, "objectName uses the prefix '\(NameGrammar.reservedPrefix)', reserved for Missive's built-in types",
                                    file: file, objectName: name)
             }
-            if let owner = byObjectName[name] {
+            let index = types.count
+            if let owner = byObjectName.updateValue(index, forKey: name) {
+                byObjectName[name] = owner
                 let what = types[owner].declaredContainer == nil ? "" : " (as a container)"
                 throw MissiveError(.duplicateName, "objectName is already registered\(what) by \(types[owner].ownerDescription)",
                                    file: file, objectName: name)
             }
+            do throws(MissiveError) {
+                try checkAndAddDispatch(entry, index: index, file: file)
+            } catch {
+                byObjectName[name] = nil
+                throw error
+            }
+            types.append(entry)
+        }
+
+        /// The container part of ``checkAndAdd(_:file:)``: registers where the entry's container dispatches to
+        /// it, if it has a container.
+        private mutating func checkAndAddDispatch(_ entry: RegisteredType, index: Int, file: String?) throws(MissiveError) {
+            let name = entry.objectName
             guard let id = entry.businessID, let containerName = entry.container else { return }
-            guard let owner = byObjectName[containerName], let container = types[owner].declaredContainer else {
+            guard let owner = byObjectName[containerName], owner != index, let container = types[owner].declaredContainer else {
                 let advice = entry.origin == .application
                     ? "register the MessageContainer before the types under it, even one a plugin also declares"
                     : "a plugin declares the containers its types use"
@@ -471,11 +487,21 @@ extension MessageRegistry {
             if isCustom && NameGrammar.isReservedBusinessID(id) {
                 throw MissiveError(.reservedName, "businessID '\(id)' uses a prefix reserved for Missive", file: file, objectName: name)
             }
-            if let owner = byDispatch[DispatchKey(container: containerName, value: id)] {
+            let key = DispatchKey(container: containerName, value: id)
+            if let owner = byDispatch.updateValue(index, forKey: key) {
+                byDispatch[key] = owner
                 let place = isCustom ? "businessID '\(id)'" : "\(container.key) '\(id)' in container \(containerName)"
                 throw MissiveError(.duplicateName, "\(place) is already registered by \(types[owner].objectName) of \(types[owner].ownerDescription)",
                                    file: file, objectName: name)
             }
+        }
+
+        /// Makes room for `count` more types and containers, so that registering a discovery's plugins does
+        /// not grow the indexes step by step (rehashing every name at each step).
+        mutating func reserveCapacity(forMore count: Int) {
+            types.reserveCapacity(types.count + count)
+            byObjectName.reserveCapacity(byObjectName.count + count)
+            byDispatch.reserveCapacity(byDispatch.count + count)
         }
 
         private mutating func add(_ entry: RegisteredType) {
@@ -577,13 +603,17 @@ extension MessageRegistry.Builder {
         var found: [(file: String, identity: FileIdentity, metadata: Result<PluginMetadata, MissiveError>)] = []
         for (file, identity) in files {
             let metadata = Result { () throws(MissiveError) -> PluginMetadata in
-                guard let metadataCache else { return try PluginMetadata.read(fromFile: file) }
+                guard let metadataCache else { return try PluginMetadata.read(fromFile: file, knownSize: identity.size) }
                 let (cached, fromCache) = try metadataCache.lookUp(file, identity: identity)
                 logger?.trace(fromCache ? "metadata from the cache" : "metadata read from the file", metadata: ["missive.file": "\(file)"])
                 return cached
             }
             found.append((file, identity, metadata))
         }
+        reserveCapacity(forMore: found.reduce(0) { count, file in
+            guard case .success(let metadata) = file.metadata else { return count }
+            return count + metadata.types.count + metadata.containers.count
+        })
         let decisions = PluginGate(protection: protection, metadataCache: metadataCache, logger: logger).decide(found)
         for (file, identity, result) in found {
             do throws(MissiveError) {
@@ -595,7 +625,7 @@ extension MessageRegistry.Builder {
                 }
                 if loading == .lazy {
                     try PluginLoader.checkSupported(metadata, path: file, logger: logger)
-                    let plugin = DeferredPlugin(path: file, metadata: metadata, logger: logger)
+                    let plugin = DeferredPlugin(path: file, identity: identity, metadata: metadata, logger: logger)
                     deferred.append(plugin.info)
                     register(plugin).forEach(refuse)
                     logger?.debug(
