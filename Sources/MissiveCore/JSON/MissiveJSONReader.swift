@@ -246,19 +246,55 @@ public struct MissiveJSONReader: ~Copyable {
     // MARK: Skipping
 
     /// Skips the next value, whatever it is, checking it as strictly as reading it would (except that numbers
-    /// are not converted).
+    /// are not converted). Nested arrays and objects are walked with a loop, not recursion, so that the stack
+    /// a decoder runs on does not limit how deep content may be before the reader refuses it.
     public mutating func skipValue() throws(MissiveJSONError) {
-        switch try peekKind() {
-        case .string: _ = try scanString()
-        case .number: _ = try scanNumber()
-        case .bool: _ = try readBool()
-        case .null: try literal("null")
-        case .array:
-            var cursor = try beginArray()
-            while try nextElement(&cursor) { try skipValue() }
-        case .object:
-            var cursor = try beginObject()
-            while try nextKey(&cursor) != nil { try skipValue() }
+        // One bit per open container that this call opened: set for an object, clear for an array.
+        var kinds = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        var open = 0
+        var cursor = Cursor()
+        func setKind(_ level: Int, object: Bool, _ kinds: inout (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)) {
+            withUnsafeMutableBytes(of: &kinds) { words in
+                let word = words.baseAddress!.assumingMemoryBound(to: UInt64.self) + level / 64
+                if object { word.pointee |= 1 << UInt64(level % 64) } else { word.pointee &= ~(1 << UInt64(level % 64)) }
+            }
+        }
+        func isObject(_ level: Int, _ kinds: inout (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)) -> Bool {
+            withUnsafeBytes(of: &kinds) { words in
+                words.baseAddress!.assumingMemoryBound(to: UInt64.self)[level / 64] & (1 << UInt64(level % 64)) != 0
+            }
+        }
+        while true {
+            // A value.
+            switch try peekKind() {
+            case .string: _ = try scanString()
+            case .number: _ = try scanNumber()
+            case .bool: _ = try readBool()
+            case .null: try literal("null")
+            case .array, .object:
+                let object = try peekKind() == .object
+                cursor = object ? try beginObject() : try beginArray()
+                setKind(open, object: object, &kinds)
+                open += 1
+                // The container's first entry, or its end.
+                if object {
+                    if try nextKey(&cursor) != nil { continue }
+                } else if try nextElement(&cursor) {
+                    continue
+                }
+                open -= 1
+            }
+            // After a value: the next entry of the innermost open container, or its end.
+            while open > 0 {
+                cursor.isFirst = false
+                if isObject(open - 1, &kinds) {
+                    if try nextKey(&cursor) != nil { break }
+                } else if try nextElement(&cursor) {
+                    break
+                }
+                open -= 1
+            }
+            if open == 0 { return }
         }
     }
 
