@@ -110,7 +110,7 @@ extension MissiveJSONReader {
 }
 
 /// Unescaping and escaping of JSON strings.
-public enum MissiveJSONStrings {
+@usableFromInline enum MissiveJSONStrings {
     /// Decodes a string's raw contents, which the reader checked: valid UTF-8 and valid escapes.
     @usableFromInline static func decode(_ raw: UnsafeRawBufferPointer, hasEscapes: Bool) throws(MissiveJSONError) -> String {
         guard hasEscapes else { return String(decoding: raw, as: UTF8.self) }
