@@ -88,6 +88,7 @@ extension MessageCoding {
 extension MessageCoding where Self: MissiveDecodesInPlace {
     /// Decodes with the generated coding, straight from the bytes: the type's `init(decoding:)` is the
     /// generated one, so nothing else would see them.
+    @inlinable
     public init(decodingBytes content: UnsafeRawBufferPointer) throws {
         self = try MissiveJSON.decode(Self.self, from: content)
     }
@@ -107,12 +108,12 @@ extension MessageCoding where Self: Codable {
 
 extension MessageCoding where Self: MissiveJSONValue {
     /// Decodes with the generated coding (``MissiveJSON/decode(_:from:)-(_,Data)``).
-    public init(decoding content: Data) throws {
+    @inlinable public init(decoding content: Data) throws {
         self = try MissiveJSON.decode(Self.self, from: content)
     }
 
     /// Encodes with the generated coding: the bytes ``MissiveJSON/encoder`` would write.
-    public func encode() throws -> Data {
+    @inlinable public func encode() throws -> Data {
         try MissiveJSON.encode(self)
     }
 }
@@ -189,6 +190,7 @@ public enum MissiveJSON {
 
     /// Decodes content with the type's generated coding: what a hand-written `init(decoding:)` calls before it
     /// validates, `self = try MissiveJSON.decode(Self.self, from: content)`.
+    @inlinable
     public static func decode<T: MissiveJSONValue>(_ type: T.Type, from content: Data) throws -> T {
         try content.withUnsafeBytes { bytes in try decode(T.self, from: bytes) }
     }
@@ -197,6 +199,7 @@ public enum MissiveJSON {
     ///
     /// Content the generated coding refuses goes to `JSONDecoder`, which decides: the two paths give the same
     /// values and the same refusals, with the reasons ``describe(_:)`` gives for `JSONDecoder`'s errors.
+    @inlinable
     public static func decode<T: MissiveJSONValue>(_ type: T.Type, from content: UnsafeRawBufferPointer) throws -> T {
         do {
             return try MissiveJSONReader.decode(T.self, from: content)
@@ -212,6 +215,7 @@ public enum MissiveJSON {
 
     /// Encodes with the type's generated coding, which writes what ``encoder`` writes. A value it cannot write
     /// (a number that is not finite) goes to ``encoder``, for its error.
+    @inlinable
     public static func encode<T: MissiveJSONValue>(_ value: T) throws -> Data {
         var writer = MissiveJSONWriter()
         do {
