@@ -79,6 +79,37 @@ struct PlainCodable: Codable, Equatable {
 }
 @MissiveCoding struct MatrixNoticeShape: Codable, Equatable { var msgtype: String; var body: String }
 
+/// `@MissiveMessage` on a Codable struct: generated coding, decoded in place.
+@MissiveMessage("test:generated", persistence: .persisted)
+struct GeneratedMessage: Codable, MessageContentView, Equatable {
+    var title: String
+    var tags: [String]?
+    static var examples: [GeneratedMessage] { [GeneratedMessage(title: "a", tags: ["b"])] }
+    var digest: String { title }
+}
+
+/// `@MissiveMessage` on a struct with its own `init(decoding:)`: generated coding, but a copy for the init.
+@MissiveMessage("test:validated", persistence: .persisted)
+struct ValidatedMessage: Codable, MessageContentView, Equatable {
+    var title: String
+    static var examples: [ValidatedMessage] { [ValidatedMessage(title: "a")] }
+    init(title: String) { self.title = title }
+    init(decoding content: Data) throws {
+        self = try MissiveJSON.decode(Self.self, from: content)
+        guard !title.isEmpty else { throw MissiveError(.malformedContent, "a title is needed") }
+    }
+    var digest: String { title }
+}
+
+/// `@MissiveMessage` on a struct with `CodingKeys`: the Codable path.
+@MissiveMessage("test:keyed", persistence: .persisted)
+struct KeyedMessage: Codable, MessageContentView {
+    var title: String
+    enum CodingKeys: String, CodingKey { case title = "t" }
+    static var examples: [KeyedMessage] { [KeyedMessage(title: "a")] }
+    var digest: String { title }
+}
+
 // MARK: - A seeded generator
 
 /// SplitMix64: small, fast and reproducible from its seed.
@@ -373,6 +404,21 @@ func checkAgreement<T: MissiveJSONValue & Equatable>(
         try check(VideoMessage.self)
         try check(FileMessage.self)
         try check(LocationMessage.self)
+    }
+
+    @Test func messageMacroChoosesThePath() throws {
+        #expect((GeneratedMessage.self as Any.Type) is any MissiveDecodesInPlace.Type)
+        #expect((ValidatedMessage.self as Any.Type) is any MissiveJSONValue.Type)
+        #expect(!((ValidatedMessage.self as Any.Type) is any MissiveDecodesInPlace.Type))
+        #expect(!((KeyedMessage.self as Any.Type) is any MissiveJSONValue.Type))
+        try checkAgreement(GeneratedMessage.self, seed: 20) { GeneratedMessage(title: $0.string(), tags: $0.optional { $0.array { $0.string() } }) }
+        // The hand-written init(decoding:) still runs, from Data and from borrowed bytes alike.
+        let empty = Array(#"{"title":""}"#.utf8)
+        #expect(throws: MissiveError.self) { try ValidatedMessage(decoding: Data(empty)) }
+        #expect(throws: MissiveError.self) { try empty.withUnsafeBytes { try ValidatedMessage(decodingBytes: $0) } }
+        let keyed = Array(#"{"t":"x"}"#.utf8)
+        #expect(try keyed.withUnsafeBytes { try KeyedMessage(decodingBytes: $0) }.title == "x")
+        #expect(try GeneratedMessage(decoding: Data(#"{"title":"x","tags":null,"more":1}"#.utf8)) == GeneratedMessage(title: "x", tags: nil))
     }
 
     @Test func refusalsKeepTheirReasons() throws {
