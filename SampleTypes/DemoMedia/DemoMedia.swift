@@ -33,7 +33,7 @@ struct StickerMessage: Codable, MessageContentView, MediaMessageContent {
     }
 
     init(decoding content: Data) throws {
-        self = try MissiveJSON.decoder.decode(Self.self, from: content)
+        self = try MissiveJSON.decode(Self.self, from: content)
         if let problem = media.problem { throw StickerError(description: problem) }
         if (width ?? 0) < 0 || (height ?? 0) < 0 { throw StickerError(description: "a sticker's size cannot be negative") }
     }

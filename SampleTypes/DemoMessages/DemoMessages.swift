@@ -21,7 +21,7 @@ struct LinkMessage: Codable, MessageContentView {
     }
 
     init(decoding content: Data) throws {
-        self = try MissiveJSON.decoder.decode(Self.self, from: content)
+        self = try MissiveJSON.decode(Self.self, from: content)
         guard !text.isEmpty else { throw DemoError("a link card needs a text") }
     }
 
@@ -78,7 +78,7 @@ struct PollMessage: Codable, MessageContentView {
     }
 
     init(decoding content: Data) throws {
-        self = try MissiveJSON.decoder.decode(Self.self, from: content)
+        self = try MissiveJSON.decode(Self.self, from: content)
         guard !question.isEmpty else { throw DemoError("a poll needs a question") }
         guard options.count >= 2 else { throw DemoError("a poll needs at least two options, got \(options.count)") }
         if let votes {

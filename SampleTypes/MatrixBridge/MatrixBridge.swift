@@ -31,7 +31,7 @@ struct MatrixText: Codable, MessageContentView {
     }
 
     init(decoding content: Data) throws {
-        self = try MissiveJSON.decoder.decode(Self.self, from: content)
+        self = try MissiveJSON.decode(Self.self, from: content)
         try MatrixContent.expect(msgtype, "m.text")
     }
 
@@ -57,7 +57,7 @@ struct MatrixNotice: Codable, MessageContentView {
     }
 
     init(decoding content: Data) throws {
-        self = try MissiveJSON.decoder.decode(Self.self, from: content)
+        self = try MissiveJSON.decode(Self.self, from: content)
         try MatrixContent.expect(msgtype, "m.notice")
     }
 
@@ -88,7 +88,7 @@ struct MatrixEmote: Codable, MessageContentView {
     }
 
     init(decoding content: Data) throws {
-        self = try MissiveJSON.decoder.decode(Self.self, from: content)
+        self = try MissiveJSON.decode(Self.self, from: content)
         try MatrixContent.expect(msgtype, "m.emote")
     }
 

@@ -26,6 +26,12 @@ public protocol MessageCoding: Sendable {
     /// Throws on any content that is not valid for the type, and never traps, whatever the bytes.
     init(decoding content: Data) throws
 
+    /// Decodes the type's JSON content from bytes that are valid only during the call.
+    ///
+    /// Provided: a copy of the bytes goes to ``init(decoding:)``, or, for a type whose `init(decoding:)` is
+    /// the generated one (``MissiveDecodesInPlace``), the generated decoding reads the bytes where they are.
+    init(decodingBytes content: UnsafeRawBufferPointer) throws
+
     /// Encodes the value as the type's JSON content.
     ///
     /// Decoding the result and encoding again must give the same bytes.
@@ -72,6 +78,22 @@ extension MessageCoding where Self: MessageViewContent {
     public static var describesView: Bool { true }
 }
 
+extension MessageCoding {
+    /// Copies the bytes into `Data` for ``init(decoding:)``, which may keep what it decodes from.
+    public init(decodingBytes content: UnsafeRawBufferPointer) throws {
+        try self.init(decoding: Data(content))
+    }
+}
+
+extension MessageCoding where Self: MissiveDecodesInPlace {
+    /// Decodes with the generated coding, straight from the bytes: the type's `init(decoding:)` is the
+    /// generated one, so nothing else would see them.
+    @inlinable
+    public init(decodingBytes content: UnsafeRawBufferPointer) throws {
+        self = try MissiveJSON.decode(Self.self, from: content)
+    }
+}
+
 extension MessageCoding where Self: Codable {
     /// Decodes with the shared ``MissiveJSON/decoder``.
     public init(decoding content: Data) throws {
@@ -81,6 +103,18 @@ extension MessageCoding where Self: Codable {
     /// Encodes with the shared ``MissiveJSON/encoder``: sorted keys, so that the output is stable.
     public func encode() throws -> Data {
         try MissiveJSON.encoder.encode(self)
+    }
+}
+
+extension MessageCoding where Self: MissiveJSONValue {
+    /// Decodes with the generated coding (``MissiveJSON/decode(_:from:)-(_,Data)``).
+    @inlinable public init(decoding content: Data) throws {
+        self = try MissiveJSON.decode(Self.self, from: content)
+    }
+
+    /// Encodes with the generated coding: the bytes ``MissiveJSON/encoder`` would write.
+    @inlinable public func encode() throws -> Data {
+        try MissiveJSON.encode(self)
     }
 }
 
@@ -148,6 +182,49 @@ public enum MissiveJSON {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
+
+    /// Decodes content with `JSONDecoder`: the path of a type without generated coding.
+    public static func decode<T: Decodable>(_ type: T.Type, from content: Data) throws -> T {
+        try decoder.decode(T.self, from: content)
+    }
+
+    /// Decodes content with the type's generated coding: what a hand-written `init(decoding:)` calls before it
+    /// validates, `self = try MissiveJSON.decode(Self.self, from: content)`.
+    @inlinable
+    public static func decode<T: MissiveJSONValue>(_ type: T.Type, from content: Data) throws -> T {
+        try content.withUnsafeBytes { bytes in try decode(T.self, from: bytes) }
+    }
+
+    /// Decodes content with the type's generated coding, from bytes valid during the call.
+    ///
+    /// Content the generated coding refuses goes to `JSONDecoder`, which decides: the two paths give the same
+    /// values and the same refusals, with the reasons ``describe(_:)`` gives for `JSONDecoder`'s errors.
+    @inlinable
+    public static func decode<T: MissiveJSONValue>(_ type: T.Type, from content: UnsafeRawBufferPointer) throws -> T {
+        do {
+            return try MissiveJSONReader.decode(T.self, from: content)
+        } catch {
+            return try decoder.decode(T.self, from: Data(content))
+        }
+    }
+
+    /// Encodes with ``encoder``: the path of a type without generated coding.
+    public static func encode<T: Encodable>(_ value: T) throws -> Data {
+        try encoder.encode(value)
+    }
+
+    /// Encodes with the type's generated coding, which writes what ``encoder`` writes. A value it cannot write
+    /// (a number that is not finite) goes to ``encoder``, for its error.
+    @inlinable
+    public static func encode<T: MissiveJSONValue>(_ value: T) throws -> Data {
+        var writer = MissiveJSONWriter()
+        do {
+            try value.writeMissiveJSON(to: &writer)
+        } catch {
+            return try encoder.encode(value)
+        }
+        return Data(writer.bytes)
+    }
 
     /// A one-line reason for an error thrown while decoding content.
     public static func describe(_ error: any Error) -> String {

@@ -7,7 +7,7 @@ import SwiftSyntaxMacros
 
 @main
 struct MissiveMacrosPlugin: CompilerPlugin {
-    let providingMacros: [any Macro.Type] = [MissiveMessageMacro.self, MissivePluginMacro.self, MissiveActionMacro.self]
+    let providingMacros: [any Macro.Type] = [MissiveMessageMacro.self, MissivePluginMacro.self, MissiveActionMacro.self, MissiveCodingMacro.self]
 }
 
 /// A compile-time error in a macro's use.
@@ -151,7 +151,13 @@ public struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
                 public static var _missiveActions: [MissivePluginKit.ActionExport] { [\(raw: actionList)] }
             }
             """
-        return [extensionDecl.cast(ExtensionDeclSyntax.self)]
+        var extensions = [extensionDecl.cast(ExtensionDeclSyntax.self)]
+        // The generated coding, for a struct whose declaration shows all Codable would use; any other type
+        // keeps the Codable path.
+        if let plan = CodingPlan.plan(for: declaration), case .object = plan.shape {
+            extensions.append(plan.extensionDecl(for: type, inPlace: true))
+        }
+        return extensions
     }
 
     public static func expansion(

@@ -28,11 +28,19 @@
 /// @MissiveMessage("matrix:text", container: "m.room.message", businessID: "m.text", persistence: .counted)
 /// ```
 ///
+/// For a `Codable` struct, the macro also generates the decoding and encoding of its stored properties over
+/// ``MissiveJSONReader`` and ``MissiveJSONWriter`` (``MissiveJSONValue``), so that content skips
+/// `JSONDecoder`'s and `JSONEncoder`'s container machinery: see ``MissiveCoding()`` for what is generated and
+/// what keeps the `Codable` path. A hand-written `init(decoding:)` in the type's body that validates after
+/// decoding reaches the same fast path with `self = try MissiveJSON.decode(Self.self, from: content)`; without
+/// one, hosts decode the type's content from their own buffer, with no copy.
+///
 /// The type's actions are the methods in its body that carry ``MissiveAction(_:title:icon:priority:examples:)``;
 /// the macro writes their metadata records too.
 @attached(
-    extension, conformances: MessageCoding, MessagePersistence, MissiveActionProviding,
-    names: named(objectName), named(businessID), named(container), named(persistence), named(_missiveActions))
+    extension, conformances: MessageCoding, MessagePersistence, MissiveActionProviding, MissiveJSONValue, MissiveDecodesInPlace,
+    names: named(objectName), named(businessID), named(container), named(persistence), named(_missiveActions), named(init),
+    named(writeMissiveJSON))
 @attached(peer, names: prefixed(_missiveMetadata_))
 public macro MissiveMessage(_ objectName: String, container: String? = nil, businessID: String? = nil, persistence: Persistence) =
     #externalMacro(module: "MissiveMacros", type: "MissiveMessageMacro")
@@ -88,3 +96,32 @@ public macro MissivePlugin(name: String, version: String, vendor: String, contai
 @attached(peer, names: prefixed(_missiveAction_))
 public macro MissiveAction(_ id: String, title: String, icon: String, priority: Int32 = 0, examples: [[ActionArgument]] = []) =
     #externalMacro(module: "MissiveMacros", type: "MissiveActionMacro")
+
+/// Generates a type's JSON coding over ``MissiveJSONReader`` and ``MissiveJSONWriter``: its conformance to
+/// ``MissiveJSONValue``, for the value types a message type holds and for types outside plugins.
+/// `@MissiveMessage` generates the same for the message type itself.
+///
+/// ```swift
+/// @MissiveCoding
+/// struct Money: Codable, Sendable {
+///     var amount: String
+///     var currency: String
+/// }
+/// ```
+///
+/// - A `Codable` struct gets it when it declares `Codable` in its inheritance clause, has no `CodingKeys`, no
+///   `init(from:)` and no `encode(to:)`, is not generic, and each stored property is one name with a written
+///   type, without a property wrapper, not `lazy`, and not a `let` with an initial value. A `Codable` enum
+///   gets it when its first inherited type is its raw type (`String`, an integer type, `Double`, `Float` or
+///   `Bool`).
+/// - Members whose type has generated coding use it: `String`, `Bool`, the integer types up to 64 bits,
+///   `Double`, `Float`, optionals, arrays, `[String: T]` dictionaries of those, and types that carry
+///   `@MissiveCoding`. A member of any other type goes through `JSONDecoder` and `JSONEncoder` alone.
+/// - The result agrees with `Codable`: the same values, the same refusals and reasons (content the fast path
+///   refuses is decoded again by `JSONDecoder`, which decides), the same bytes as ``MissiveJSON/encoder``.
+///   Unknown members are skipped.
+///
+/// A type the macro cannot generate for is a compile error; `@MissiveMessage` instead keeps the `Codable`
+/// path quietly.
+@attached(extension, conformances: MissiveJSONValue, names: named(init), named(writeMissiveJSON))
+public macro MissiveCoding() = #externalMacro(module: "MissiveMacros", type: "MissiveCodingMacro")

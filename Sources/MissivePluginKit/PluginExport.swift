@@ -131,7 +131,7 @@ class AnyTypeExport {
     var describesView: Bool { fatalError("abstract") }
     var examples: [[UInt8]] { fatalError("abstract") }
     var actions: [ActionExport] { fatalError("abstract") }
-    func decode(_ content: Data) throws -> AnyMessageBox { fatalError("abstract") }
+    func decode(_ content: UnsafeRawBufferPointer) throws -> AnyMessageBox { fatalError("abstract") }
 }
 
 /// A decoded message behind a `missive_message *` handle.
@@ -155,7 +155,9 @@ private final class TypeExport<T: MessageType>: AnyTypeExport {
     override var describesView: Bool { T.describesView && T.persistence != .status }
     override var examples: [[UInt8]] { T.examples.compactMap { try? Array($0.encode()) } }
     override var actions: [ActionExport] { (T.self as? any MissiveActionProviding.Type)?._missiveActions ?? [] }
-    override func decode(_ content: Data) throws -> AnyMessageBox { MessageBox(try T(decoding: content)) }
+    /// `init(decodingBytes:)` reads the host's bytes where they are when the type's `init(decoding:)` is the
+    /// generated one, and copies them into `Data` for a hand-written one.
+    override func decode(_ content: UnsafeRawBufferPointer) throws -> AnyMessageBox { MessageBox(try T(decodingBytes: content)) }
 }
 
 final class MessageBox<T: MessageType>: AnyMessageBox {
@@ -189,9 +191,10 @@ private let decodeThunk: @convention(c) (
     UnsafeMutableRawPointer?, UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<OpaquePointer?>?, UnsafePointer<missive_sink>?
 ) -> Int32 = { context, bytes, length, out, errorSink in
     out?.pointee = nil
-    // A copy: the host's buffer is valid only during this call, and a type may keep what it decodes from.
+    // The host's buffer is valid only during this call: the generated decoding copies out what it keeps, and
+    // a hand-written init(decoding:), which may keep its Data, gets a copy (MessageCoding.init(decodingBytes:)).
     guard length >= 0 else { return MISSIVE_INVALID_CONTENT }
-    let content = bytes.map { Data(UnsafeBufferPointer(start: $0, count: length)) } ?? Data()
+    let content = UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : length)
     do {
         let decoded = try export(context).decode(content)
         out?.pointee = OpaquePointer(Unmanaged.passRetained(decoded).toOpaque())

@@ -94,3 +94,107 @@ import Testing
         #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") func x(\#(many)) -> Poll { self }"#)?.contains("at most 16") == true)
     }
 }
+
+/// The coding `@MissiveMessage` and `@MissiveCoding` generate, and the types that keep the Codable path.
+@Suite struct CodingMacroTests {
+    static func plan(_ source: String) throws -> CodingPlan? {
+        let file = Parser.parse(source: source)
+        let item = try #require(file.statements.first?.item)
+        if let structure = item.as(StructDeclSyntax.self) { return CodingPlan.plan(for: structure) }
+        return CodingPlan.plan(for: try #require(item.as(EnumDeclSyntax.self)))
+    }
+
+    @Test func storedPropertiesAreCodedAndOthersLeftOut() throws {
+        let plan = try #require(
+            try Self.plan(
+                """
+                struct Poll: Codable, MessageContentView {
+                    var question: String
+                    var votes: [Int]?
+                    var `default`: Money
+                    var observed: Int { didSet { } }
+                    var digest: String { question }
+                    var computed: Int { get { 1 } set { } }
+                    static var examples: [Poll] { [] }
+                    static let shared = 1
+                }
+                """))
+        #expect(
+            plan.shape
+                == .object([
+                    .init(name: "question", type: "String"), .init(name: "votes", type: "[Int]?"), .init(name: "default", type: "Money"),
+                    .init(name: "observed", type: "Int"),
+                ]))
+        #expect(!plan.hasOwnDecodingInit)
+        let expected = """
+            public init(missiveJSON reader: inout MissivePluginKit.MissiveJSONReader) throws {
+                var _missive_question: (String)? = nil
+                var _missive_votes: ([Int]?)? = nil
+                var cursor = try reader.beginObject()
+                while let key = try reader.nextKey(&cursor) {
+                    if key.matches("question") {
+                        guard _missive_question == nil else { throw reader.duplicate(key) }
+                        _missive_question = try reader.decode((String).self)
+                    } else if key.matches("votes") {
+                        guard _missive_votes == nil else { throw reader.duplicate(key) }
+                        _missive_votes = try reader.decode(([Int]?).self)
+                    } else {
+                        try reader.skipValue()
+                    }
+                }
+                if let value = _missive_question {
+                    self.question = value
+                } else {
+                    self.question = try MissivePluginKit.MissiveJSONReader.absent((String).self, key: "question")
+                }
+                if let value = _missive_votes {
+                    self.votes = value
+                } else {
+                    self.votes = try MissivePluginKit.MissiveJSONReader.absent(([Int]?).self, key: "votes")
+                }
+            }
+            public func writeMissiveJSON(to writer: inout MissivePluginKit.MissiveJSONWriter) throws {
+                writer.beginObject()
+                try writer.member("question", self.question)
+                try writer.member("votes", self.votes)
+                writer.endObject()
+            }
+            """
+        let small = try #require(try Self.plan("struct Poll: Codable { var question: String; var votes: [Int]? }"))
+        #expect(small.members() == expected, "\(small.members())")
+    }
+
+    @Test func aHandWrittenDecodingInitKeepsTheCopy() throws {
+        let plan = try #require(try Self.plan("struct A: Codable { var a: String\n init(decoding content: Data) throws { fatalError() } }"))
+        #expect(plan.hasOwnDecodingInit)
+        let extensionText = plan.extensionDecl(for: TypeSyntax(IdentifierTypeSyntax(name: .identifier("A"))), inPlace: true).description
+        #expect(extensionText.hasPrefix("extension A: MissivePluginKit.MissiveJSONValue {"))
+        let inPlace = try #require(try Self.plan("struct A: Codable { var a: String }")).extensionDecl(for: TypeSyntax(IdentifierTypeSyntax(name: .identifier("A"))), inPlace: true).description
+        #expect(inPlace.hasPrefix("extension A: MissivePluginKit.MissiveJSONValue, MissivePluginKit.MissiveDecodesInPlace {"))
+    }
+
+    @Test func rawValueEnumsAreCoded() throws {
+        let plan = try #require(try Self.plan("enum Mood: String, Codable { case happy, sad }"))
+        #expect(plan.shape == .rawValue)
+        #expect(plan.members().contains("let raw = try reader.decode(RawValue.self)"))
+        #expect(try Self.plan("enum Mood: Codable { case happy, sad }") == nil)
+    }
+
+    @Test func typesCodableCannotBeReadFromKeepTheCodablePath() throws {
+        for source in [
+            "struct A { var a: String }",
+            "struct A: Codable { var a: String\n enum CodingKeys: String, CodingKey { case a = \"b\" } }",
+            "struct A: Codable { var a: String\n init(from decoder: any Decoder) throws { fatalError() } }",
+            "struct A: Codable { var a: String\n func encode(to encoder: any Encoder) throws {} }",
+            "struct A: Codable { let a: String = \"fixed\" }",
+            "struct A: Codable { var a = \"no type\" }",
+            "struct A: Codable { @Wrapped var a: String }",
+            "struct A: Codable { lazy var a: String = \"\" }",
+            "struct A: Codable { var a, b: String }",
+            "struct A<T: Codable>: Codable { var a: T }",
+            "struct A: Codable { var café: String }",
+        ] {
+            #expect(try Self.plan(source) == nil, "\(source)")
+        }
+    }
+}

@@ -176,8 +176,9 @@ public struct LocationMessage: MessageType, Codable, Hashable {
         self.poi = poi
     }
 
+    /// Decodes with the generated coding, then checks the coordinates.
     public init(decoding content: Data) throws {
-        self = try MissiveJSON.decoder.decode(Self.self, from: content)
+        self = try MissiveJSON.decode(Self.self, from: content)
         guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
             throw MissiveError(.malformedContent, "coordinates out of range: \(latitude), \(longitude)")
         }

@@ -101,7 +101,7 @@ public struct RegisteredType: Sendable {
         _ type: T.Type, _ content: UnsafeBufferPointer<UInt8>, received: [UInt8]
     ) -> Result<any MessageContent, MissiveError> {
         do {
-            return .success(TypedContent(try T(decoding: Data(content)), received: received))
+            return .success(TypedContent(try T(decodingBytes: UnsafeRawBufferPointer(content)), received: received))
         } catch let error as MissiveError {
             return .failure(error)
         } catch {

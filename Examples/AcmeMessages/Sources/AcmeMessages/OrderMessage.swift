@@ -4,11 +4,13 @@ import MissivePluginKit
 /// An order card from Acme's shop: the order number, its total and what was bought.
 @MissiveMessage("acme:order", businessID: "order", persistence: .counted)
 struct OrderMessage: Codable, MessageContentView {
+    @MissiveCoding
     struct Money: Codable, Sendable {
         var amount: String
         var currency: String
     }
 
+    @MissiveCoding
     struct Item: Codable, Sendable {
         var sku: String
         var qty: Int
