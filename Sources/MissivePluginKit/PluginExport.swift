@@ -254,7 +254,10 @@ private let textsThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?
     let message = box(handle)
     withUnsafePointer(to: out.pointee.digest) { write(TextHygiene.digest(message.digest), to: $0) }
     out.pointee.digest_status = MISSIVE_OK
-    if let text = message.pushContent {
+    // The host sets push_status to MISSIVE_ABSENT when it does not want the push text now.
+    if out.pointee.push_status == MISSIVE_ABSENT {
+        // Left as it is: not wanted.
+    } else if let text = message.pushContent {
         withUnsafePointer(to: out.pointee.push_content) { write(TextHygiene.digest(text), to: $0) }
         out.pointee.push_status = MISSIVE_OK
     } else {

@@ -689,10 +689,13 @@ static inline int32_t missive_view_end(missive_view_writer *w) {
  * the descriptor says what the type offers, and the extension only answers
  * it faster. Writes to the three sinks may come in any order.
  *
- * The host fills struct_size and the three sinks, and sets the three
- * statuses to MISSIVE_FAILED, before the call. texts returns MISSIVE_OK when
- * it set the statuses; on any other return the host ignores `out` and calls
- * the separate functions. The separate functions stay required (digest) or
+ * The host fills struct_size and the three sinks, and sets the status of
+ * each part it wants to MISSIVE_FAILED before the call. It sets push_status
+ * to MISSIVE_ABSENT when it does not want the push text now (a conversation
+ * list and a search index need only the digest and the words): texts may
+ * then skip that part, and the host does not read it. texts returns
+ * MISSIVE_OK when it set the statuses; on any other return the host ignores
+ * `out` and calls the separate functions. The separate functions stay required (digest) or
  * optional as before, and must agree with texts: the conformance suite
  * compares them on every example, variation and mutation. A host without
  * the extension never asks for it, so a plugin that offers it loses nothing

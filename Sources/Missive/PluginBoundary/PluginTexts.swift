@@ -79,9 +79,11 @@ struct PluginTexts: Sendable {
     /// Runs `body` with a `missive_text_out` whose three sinks collect here and whose statuses are
     /// `MISSIVE_FAILED`: the call of a `missive.text.v1` texts function. Gives what it returned and the
     /// answers, which count only when it returned `MISSIVE_OK` (else the caller asks the separate functions).
-    /// `push` and `words` say whether the type has those functions: a part it lacks is not read.
+    /// `push` and `words` say whether the type has those functions: a part it lacks is not read. Without
+    /// `wantingPush`, push_status starts as `MISSIVE_ABSENT`, which lets the plugin skip the push text, and
+    /// the push part is not read either.
     static func collectingAll(
-        push: Bool, words: Bool, _ body: (UnsafeMutablePointer<missive_text_out>) -> Int32
+        push: Bool, words: Bool, wantingPush: Bool, _ body: (UnsafeMutablePointer<missive_text_out>) -> Int32
     ) -> (status: Int32, texts: PluginTexts) {
         var texts = PluginTexts()
         texts.bytes.reserveCapacity(128)
@@ -95,13 +97,14 @@ struct PluginTexts: Sendable {
                     withUnsafeMutablePointer(to: &wordsSink) { wordsContext in
                         var out = missive_text_out(
                             struct_size: UInt32(MemoryLayout<missive_text_out>.size),
-                            digest_status: MISSIVE_FAILED, push_status: MISSIVE_FAILED, words_status: MISSIVE_FAILED,
+                            digest_status: MISSIVE_FAILED, push_status: wantingPush ? MISSIVE_FAILED : MISSIVE_ABSENT,
+                            words_status: MISSIVE_FAILED,
                             digest: missive_sink(context: UnsafeMutableRawPointer(digestContext), write: collectPart),
                             push_content: missive_sink(context: UnsafeMutableRawPointer(pushContext), write: collectPart),
                             searchable_words: missive_sink(context: UnsafeMutableRawPointer(wordsContext), write: collectPart))
                         let status = body(&out)
                         storage.pointee.digestStatus = out.digest_status
-                        storage.pointee.pushStatus = push ? out.push_status : nil
+                        storage.pointee.pushStatus = push && wantingPush ? out.push_status : nil
                         storage.pointee.wordsStatus = words ? out.words_status : nil
                         return status
                     }

@@ -251,10 +251,13 @@ package final class PluginType: @unchecked Sendable {
 
     /// What the `missive.text.v1` texts function returned and wrote, in one call, or `nil` when the type
     /// has none. The answers count only when it returned `MISSIVE_OK`.
-    fileprivate func allTexts(_ handle: OpaquePointer) -> (status: Int32, texts: PluginTexts)? {
+    /// Without `wantingPush` the plugin may skip the push text, which the answer then does not hold.
+    fileprivate func allTexts(_ handle: OpaquePointer, wantingPush: Bool) -> (status: Int32, texts: PluginTexts)? {
         guard let textsFunction else { return nil }
         return CrashGuard.run(site, .texts) {
-            PluginTexts.collectingAll(push: pushFunction != nil, words: wordsFunction != nil) { textsFunction(context, handle, $0) }
+            PluginTexts.collectingAll(push: pushFunction != nil, words: wordsFunction != nil, wantingPush: wantingPush) {
+                textsFunction(context, handle, $0)
+            }
         }
     }
 
@@ -303,8 +306,8 @@ package final class PluginType: @unchecked Sendable {
 /// fails becomes `[objectName]`, text that breaks the one-line rules is repaired, a failing push sends the
 /// digest, and failing words or media give none. The `checked` methods give the plugin's reason instead.
 ///
-/// The digest, push text and words are fetched once per message, all three in one call when the type offers
-/// the `missive.text.v1` extension, and kept: a host that shows the conversation list and indexes the same
+/// The digest, push text and words are fetched once per message, the digest and the words in one call when
+/// the type offers the `missive.text.v1` extension, and kept: a host that shows the conversation list and indexes the same
 /// messages for search crosses into the plugin once.
 public final class PluginContent: MessageContent, @unchecked Sendable {
     private let type: PluginType
@@ -312,7 +315,7 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
     /// The content exactly as received, which is what an unchanged message sends again.
     public let receivedContent: [UInt8]?
     /// The answers kept for the digest, the push text and the words: each a retained ``TextsBox``, or
-    /// `nil` until first asked. One answer of the combined function fills all three. Written once, by
+    /// `nil` until first asked. One answer of the combined function fills the digest and the words. Written once, by
     /// compare-and-exchange, so that every thread sees the same answer; released in `deinit`.
     private let digestAnswer = Atomic<UnsafeRawPointer?>(nil)
     private let pushAnswer = Atomic<UnsafeRawPointer?>(nil)
@@ -338,20 +341,18 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
         init(_ texts: PluginTexts) { self.texts = texts }
     }
 
-    /// The kept answer holding `part`, fetched first if no thread has yet: through the combined function when
-    /// the type has one (which answers all three parts), else through the part's own function. `nil` for push
-    /// or words when the type has no such function.
+    /// The kept answer holding `part`, fetched first if no thread has yet: the digest and the words through
+    /// the combined function when the type has one (which answers both, as a conversation list and a search
+    /// index want them), else, and for the push text, which is wanted far less often, through the part's own
+    /// function. `nil` for push or words when the type has no such function.
     private func answer(_ part: PluginTexts.Part) -> PluginTexts? {
         if let kept = load(part) { return kept }
-        if let (status, all) = type.allTexts(handle), status == MISSIVE_OK {
-            let box = Unmanaged.passRetained(TextsBox(all))
-            var winner: PluginTexts?
-            for each in [PluginTexts.Part.digest, .push, .words] {
-                let kept = store(box, each)
-                if each == part { winner = kept }
-            }
+        if part != .push, let (status, both) = type.allTexts(handle, wantingPush: false), status == MISSIVE_OK {
+            let box = Unmanaged.passRetained(TextsBox(both))
+            let digest = store(box, .digest)
+            let words = store(box, .words)
             box.release()
-            return winner?.holds(part) == true ? winner : nil
+            return part == .digest ? digest : words
         }
         guard let own = type.text(part, handle) else { return nil }
         let box = Unmanaged.passRetained(TextsBox(own))
@@ -532,7 +533,7 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
     /// results give theirs, `nil` for a part the type has no function for. `nil` when the type offers no
     /// usable text extension.
     package func rawTexts() -> RawTexts? {
-        guard let (returned, texts) = type.allTexts(handle) else { return nil }
+        guard let (returned, texts) = type.allTexts(handle, wantingPush: true) else { return nil }
         guard returned == MISSIVE_OK else { return RawTexts(status: returned, digest: nil, push: nil, words: nil) }
         var words: [[UInt8]] = []
         texts.forEachPiece(of: .words) { words.append(Array($0)) }
