@@ -420,9 +420,26 @@ static const missive_view_v1 rating_view_extension = {
     .view = rating_view,
 };
 
+/* ---- The digest and words in one call (missive.text.v1) ---- */
+
+/* The same functions as the separate ones, each into its own sink, so the two ways agree by construction.
+ * The type has no push_content (the host pushes the digest), so the push part is left alone. */
+static int32_t rating_texts(void *context, const missive_message *message, missive_text_out *out) {
+    out->digest_status = rating_digest(context, message, &out->digest);
+    out->words_status = rating_words(context, message, &out->searchable_words);
+    return MISSIVE_OK;
+}
+
+static const missive_text_v1 rating_text_extension = {
+    .struct_size = sizeof(missive_text_v1),
+    .texts = rating_texts,
+};
+
 static const void *rating_get_extension(void *context, const char *extension_id) {
     (void)context;
-    if (extension_id != NULL && strcmp(extension_id, MISSIVE_VIEW_EXTENSION) == 0) return &rating_view_extension;
+    if (extension_id == NULL) return NULL;
+    if (strcmp(extension_id, MISSIVE_VIEW_EXTENSION) == 0) return &rating_view_extension;
+    if (strcmp(extension_id, MISSIVE_TEXT_EXTENSION) == 0) return &rating_text_extension;
     return NULL;
 }
 

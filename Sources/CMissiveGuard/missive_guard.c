@@ -38,6 +38,7 @@ static const char *const operation_names[MISSIVE_GUARD_OPERATION_COUNT] = {
     [MISSIVE_GUARD_MEDIA] = "media",
     [MISSIVE_GUARD_VIEW] = "view",
     [MISSIVE_GUARD_ACTION] = "action",
+    [MISSIVE_GUARD_TEXTS] = "texts",
 };
 
 const missive_guard_site *missive_guard_site_create(const char *record, size_t length) {

@@ -2,7 +2,7 @@
 public enum ConformanceCatalog {
     /// All checks.
     public static let checks: [ConformanceCheck] =
-        LoadingChecks.all + DeclarationChecks.all + BehaviourChecks.all + ContentChecks.all + ViewChecks.all + ActionChecks.all
+        LoadingChecks.all + DeclarationChecks.all + BehaviourChecks.all + TextChecks.all + ContentChecks.all + ViewChecks.all + ActionChecks.all
             + GarbageChecks.all + ResourceChecks.all
 
     /// The check with this id.

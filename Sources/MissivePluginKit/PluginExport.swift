@@ -101,7 +101,7 @@ public final class PluginExport: @unchecked Sendable {
                 context: Unmanaged.passUnretained(export).toOpaque(),
                 decode: decodeThunk, release: releaseThunk, encode: encodeThunk, digest: digestThunk,
                 push_content: pushThunk, searchable_words: wordsThunk,
-                media: export.isMedia ? mediaThunk : nil, get_extension: export.describesView ? extensionThunk : nil,
+                media: export.isMedia ? mediaThunk : nil, get_extension: extensionThunk,
                 container: export.container.map(copy), container_value: export.container == nil ? nil : export.businessID.map(copy)))
         return type
     }
@@ -243,6 +243,40 @@ private let wordsThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?
     return MISSIVE_OK
 }
 
+/// The `missive.text.v1` extension every type shares: the digest, push text and words in one call, written
+/// exactly as the three thunks above write them, so that the two ways agree (missive_plugin.h, "The text
+/// extension"). Allocated once and never freed, as the ABI requires of extensions.
+nonisolated(unsafe) private let textExtension: UnsafeMutablePointer<missive_text_v1> = {
+    let pointer = UnsafeMutablePointer<missive_text_v1>.allocate(capacity: 1)
+    pointer.initialize(to: missive_text_v1(struct_size: UInt32(MemoryLayout<missive_text_v1>.size), texts: textsThunk))
+    return pointer
+}()
+
+private let textsThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<missive_text_out>?) -> Int32 = { _, handle, out in
+    guard let out else { return MISSIVE_FAILED }
+    let message = box(handle)
+    withUnsafePointer(to: out.pointee.digest) { write(TextHygiene.digest(message.digest), to: $0) }
+    out.pointee.digest_status = MISSIVE_OK
+    // The host sets push_status to MISSIVE_ABSENT when it does not want the push text now.
+    if out.pointee.push_status == MISSIVE_ABSENT {
+        // Left as it is: not wanted.
+    } else if let text = message.pushContent {
+        withUnsafePointer(to: out.pointee.push_content) { write(TextHygiene.digest(text), to: $0) }
+        out.pointee.push_status = MISSIVE_OK
+    } else {
+        out.pointee.push_status = MISSIVE_ABSENT
+    }
+    if let words = message.searchableWords, !words.isEmpty {
+        withUnsafePointer(to: out.pointee.searchable_words) { sink in
+            for word in words { write(word, to: sink) }
+        }
+        out.pointee.words_status = MISSIVE_OK
+    } else {
+        out.pointee.words_status = MISSIVE_ABSENT
+    }
+    return MISSIVE_OK
+}
+
 private let mediaThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<missive_media_out>?) -> Int32 = { _, handle, out in
     guard let out, let media = box(handle).media else { return MISSIVE_ABSENT }
     if let url = media.remoteURL { withUnsafePointer(to: out.pointee.remote_url) { write(url, to: $0) } }
@@ -266,8 +300,13 @@ private let pluginExtensionThunk: @convention(c) (UnsafeMutableRawPointer?, Unsa
     return UnsafeRawPointer(context)
 }
 
-private let extensionThunk: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> UnsafeRawPointer? = { _, id in
-    guard let id, strcmp(id, MISSIVE_VIEW_EXTENSION) == 0 else { return nil }
+/// Every type's `get_extension`: `missive.text.v1` for all, `missive.view.v1` for a type that describes a view.
+private let extensionThunk: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> UnsafeRawPointer? = { context, id in
+    guard let id else { return nil }
+    if strcmp(id, MISSIVE_TEXT_EXTENSION) == 0 { return UnsafeRawPointer(textExtension) }
+    guard strcmp(id, MISSIVE_VIEW_EXTENSION) == 0, let context,
+        Unmanaged<AnyTypeExport>.fromOpaque(context).takeUnretainedValue().describesView
+    else { return nil }
     return UnsafeRawPointer(viewExtension)
 }
 

@@ -25,6 +25,30 @@ import Testing
         #expect(run.status == 0, "\(run.stdout)")
     }
 
+    @Test func theTextExtensionAnswersWhatTheSeparateFunctionsAnswerAndAPluginWithoutItIsAskedThemOnce() throws {
+        let content = #"{"businessID":"evaluation","score":3,"comment":"fine day","newer":1}"#
+        for (path, offersTexts) in [(Fixtures.library("CRating"), true), (try Fixtures.fixtureLibrary("Legacy10"), false)] {
+            var builder = MessageRegistry.Builder()
+            #expect(builder.register(try PluginLoader.load(path)).isEmpty)
+            let message = builder.build().decode(Fixtures.envelope("MS:Custom", content))
+            let plugin = try #require(message.content as? PluginContent)
+            #expect((plugin.rawTexts() != nil) == offersTexts, "\(path)")
+            if let texts = plugin.rawTexts() {
+                #expect(texts.status == 0 && texts.push == nil)
+                #expect(texts.digest?.bytes == plugin.rawDigest().bytes)
+                #expect(texts.words?.pieces == plugin.rawSearchableWords()?.pieces)
+            }
+            // Asked twice, from the kept answer: the same each time, and the same as the separate functions.
+            for _ in 0..<2 {
+                #expect(message.digest == "[Rating] ★★★☆☆ fine day")
+                #expect(message.content.searchableWords == ["fine day"])
+                #expect(message.content.pushContent == message.digest)
+                #expect(try plugin.checkedSearchableWords() == plugin.rawSearchableWords()?.pieces)
+                #expect(try plugin.checkedDigest() == plugin.rawDigest().bytes)
+            }
+        }
+    }
+
     @Test func aPluginOfANewerMinorIsRefusedBeforeItIsLoaded() throws {
         let path = try Fixtures.fixtureLibrary("BrokenFutureMinor")
         let error = #expect(throws: MissiveError.self) { try PluginLoader.load(path) }

@@ -87,6 +87,7 @@ import FoundationXML
         ("AbortsOnMutation", ["decode.mutations": "crashed", "digest.mutations": "crashed"],
          ["--strictness", "9", "--include", "^(load|abi|types|examples|decode|digest)"]),
         ("DigestEchoesControls", ["digest.mutations": "failed"], ["--strictness", "9", "--include", "^(load|abi|types|examples|decode|digest)"]),
+        ("TextsDisagree", ["texts.agree": "failed"], []),
     ])
     func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, expected: [String: String], options: [String]) throws {
         let file = "libBroken\(fixture).so"

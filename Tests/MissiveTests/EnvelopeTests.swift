@@ -48,6 +48,36 @@ import Testing
         }
     }
 
+    @Test func keysWithEscapesNameTheSameFields() throws {
+        // Keys are matched as bytes; one spelled with escapes is decoded and matched as before.
+        let line = #"{"\u0069d":"m1","conversationID":"c","sender\u0049D":"s","sentAt":1,"objectName":"MS:Text","content":{},"x\u00e9":1}"#
+        let envelope = try Envelope(parsing: Array(line.utf8))
+        #expect(envelope.id == "m1")
+        #expect(envelope.senderID == "s")
+        #expect(envelope.additionalFields.map(\.name) == ["xé"])
+        #expect {
+            try Envelope(parsing: Array(#"{"id":"m","\u0069d":"n","conversationID":"c","senderID":"s","sentAt":1,"objectName":"MS:Text","content":{}}"#.utf8))
+        } throws: { error in
+            (error as! MissiveError).message.contains("field 'id' appears twice")
+        }
+    }
+
+    @Test func invalidUTF8IsReportedBeforeAnyOtherProblem() {
+        // UTF-8 is validated while strings are scanned; a line that also breaks another rule, before or after
+        // the bad byte, or breaks only the UTF-8 rule outside a string, is still reported as invalid UTF-8.
+        for line in [
+            Array(#"{"id":7,"x":""#.utf8) + [0xFF] + Array(#""}"#.utf8),
+            Array(#"{"id":"m","#.utf8) + [0xC0, 0xAF] + Array(#":1}"#.utf8),
+            Array(#"{"id":"m"}"#.utf8) + [0xED, 0xA0, 0x80],
+        ] {
+            #expect {
+                try Envelope(parsing: line)
+            } throws: { error in
+                (error as! MissiveError).message.contains("envelope is not valid UTF-8")
+            }
+        }
+    }
+
     @Test func rejectsInvalidUTF8AndDeepNestingWithoutCrashing() {
         var invalid = Array(Self.minimal.utf8)
         invalid[invalid.count - 5] = 0xFF

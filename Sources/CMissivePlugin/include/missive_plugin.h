@@ -26,7 +26,11 @@
  *   loads plugins of minor 0 to M (ABI 1.1 hosts load every 1.0 plugin), and
  *   reads an appended field only when the struct's struct_size covers it
  *   (MISSIVE_HAS_FIELD). A plugin built with this header records minor 1 in
- *   its metadata and descriptor.
+ *   its metadata and descriptor. An optional extension that only answers
+ *   faster what the core functions answer (missive.text.v1) may join an
+ *   existing minor: a host that does not know its id never asks for it, and
+ *   a plugin that offers it keeps every core function, so it loads and works
+ *   in every host of that minor.
  *
  * Ownership
  *   - Every pointer in a descriptor (strings, arrays, examples, contexts) is
@@ -330,7 +334,8 @@ typedef struct missive_container {
  *
  * Features beyond the core (a rendered view, actions) are extensions: a
  * versioned struct the host asks for by id. Missive's own are
- * "missive.view.v1" (per type) and "missive.actions.v1" (per plugin).
+ * "missive.view.v1" and "missive.text.v1" (per type) and
+ * "missive.actions.v1" (per plugin).
  *   - Ids are spelled "missive.<name>.v<N>" for Missive's own (for example
  *     "missive.view.v1") and "<reverse-domain>.<name>.v<N>" for anyone else's,
  *     with <name> made of lowercase ASCII letters, digits and '_'.
@@ -663,6 +668,66 @@ static inline int32_t missive_view_end(missive_view_writer *w) {
 }
 
 /* ---------------------------------------------------------------------------
+ * The text extension: "missive.text.v1" (ABI 1.1, optional)
+ *
+ * A host that lists a conversation and indexes it for search asks each
+ * message for its digest, its push text and its words: three calls into the
+ * plugin. A type may answer all three in one call instead, by returning a
+ * missive_text_v1 from missive_type.get_extension(type->context,
+ * MISSIVE_TEXT_EXTENSION). Its texts function writes into `out`:
+ *   - into out->digest, what digest writes, and sets out->digest_status to
+ *     what digest returns;
+ *   - into out->push_content, what push_content writes, and sets
+ *     out->push_status to what it returns (MISSIVE_ABSENT for no push);
+ *   - into out->searchable_words, what searchable_words writes, one word per
+ *     write call, and sets out->words_status to what it returns.
+ * Every rule of the separate functions holds for its part: the statuses of
+ * the table in "Status codes", the one-line rules of "Text shown to people"
+ * for the digest and the push text, words as pieces, and a reason after the
+ * mark in the part's own sink on a failure status. A part whose function is
+ * NULL in the descriptor (no push_content, no searchable_words) is not read:
+ * the descriptor says what the type offers, and the extension only answers
+ * it faster. Writes to the three sinks may come in any order.
+ *
+ * The host fills struct_size and the three sinks, and sets the status of
+ * each part it wants to MISSIVE_FAILED before the call. It sets push_status
+ * to MISSIVE_ABSENT when it does not want the push text now (a conversation
+ * list and a search index need only the digest and the words): texts may
+ * then skip that part, and the host does not read it. texts returns
+ * MISSIVE_OK when it set the statuses; on any other return the host ignores
+ * `out` and calls the separate functions. The separate functions stay required (digest) or
+ * optional as before, and must agree with texts: the conformance suite
+ * compares them on every example, variation and mutation. A host without
+ * the extension never asks for it, so a plugin that offers it loses nothing
+ * there; a plugin without it (a 1.0 plugin, a C plugin that leaves it out)
+ * is answered through the separate functions. It follows the threading
+ * rules of the type's other functions.
+ * ------------------------------------------------------------------------- */
+
+#define MISSIVE_TEXT_EXTENSION "missive.text.v1"
+
+/* Where texts writes. Filled by the host for one call; the sinks follow the
+ * rules of "Buffers and sinks". */
+typedef struct missive_text_out {
+    /* sizeof(missive_text_out) as the host was compiled. */
+    uint32_t struct_size;
+    /* What digest, push_content and searchable_words would return. */
+    int32_t digest_status;
+    int32_t push_status;
+    int32_t words_status;
+    missive_sink digest;
+    missive_sink push_content;
+    missive_sink searchable_words;
+} missive_text_out;
+
+typedef struct missive_text_v1 {
+    /* sizeof(missive_text_v1) as the plugin was compiled. */
+    uint32_t struct_size;
+    /* Writes the digest, push text and words in one call (see above). */
+    int32_t (*texts)(void *context, const missive_message *message, missive_text_out *out);
+} missive_text_v1;
+
+/* ---------------------------------------------------------------------------
  * The actions extension: "missive.actions.v1" (ABI 1.1)
  *
  * People act on messages (vote in a poll, open a link) and create them from
@@ -952,6 +1017,10 @@ typedef const missive_plugin *(*missive_plugin_entry_fn)(const missive_host *hos
  *                           (ABI 1.0: 56, ending after get_extension)
  *   missive_host        24: abi_version 0, struct_size 4, name 8, version 16
  *   missive_view_v1     16: struct_size 0, view 8
+ *   missive_text_out    64: struct_size 0, digest_status 4, push_status 8,
+ *                           words_status 12, digest 16, push_content 32,
+ *                           searchable_words 48
+ *   missive_text_v1     16: struct_size 0, texts 8
  *   missive_action      80: struct_size 0, kind 4, id 8, object_name 16,
  *                           title 24, icon 32, priority 40, yields 44,
  *                           signature 48, symbol 56, function 64,
@@ -1003,6 +1072,12 @@ MISSIVE_STATIC_ASSERT_(sizeof(missive_host) == 24 && offsetof(missive_host, name
                            && offsetof(missive_host, version) == 16,
                        "missive_host layout");
 MISSIVE_STATIC_ASSERT_(sizeof(missive_view_v1) == 16 && offsetof(missive_view_v1, view) == 8, "missive_view_v1 layout");
+MISSIVE_STATIC_ASSERT_(sizeof(missive_text_out) == 64 && offsetof(missive_text_out, digest_status) == 4
+                           && offsetof(missive_text_out, push_status) == 8 && offsetof(missive_text_out, words_status) == 12
+                           && offsetof(missive_text_out, digest) == 16 && offsetof(missive_text_out, push_content) == 32
+                           && offsetof(missive_text_out, searchable_words) == 48,
+                       "missive_text_out layout");
+MISSIVE_STATIC_ASSERT_(sizeof(missive_text_v1) == 16 && offsetof(missive_text_v1, texts) == 8, "missive_text_v1 layout");
 MISSIVE_STATIC_ASSERT_(sizeof(missive_action) == 80 && offsetof(missive_action, kind) == 4
                            && offsetof(missive_action, id) == 8 && offsetof(missive_action, object_name) == 16
                            && offsetof(missive_action, title) == 24 && offsetof(missive_action, icon) == 32

@@ -29,14 +29,14 @@ package enum DisplayText {
 
     /// The text on one line, for reasons and messages: invalid UTF-8 becomes U+FFFD, and the text is
     /// cleaned by ``TextHygiene/line(_:)``; nothing is cut.
-    package static func oneLine(_ bytes: [UInt8]) -> String {
+    package static func oneLine(_ bytes: some Collection<UInt8>) -> String {
         TextHygiene.line(String(decoding: bytes, as: UTF8.self))
     }
 
     /// The text repaired to follow the rules, except that it may be empty: invalid UTF-8 becomes U+FFFD, the
     /// text is cleaned onto one line and cut to the limit on a character boundary
     /// (``TextHygiene/digest(_:)``).
-    package static func repair(_ bytes: [UInt8]) -> String {
+    package static func repair(_ bytes: some Collection<UInt8>) -> String {
         TextHygiene.digest(String(decoding: bytes, as: UTF8.self))
     }
 

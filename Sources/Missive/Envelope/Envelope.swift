@@ -88,12 +88,69 @@ public struct Envelope: Sendable, Hashable {
         }
     }
 
-    private static func parse(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Envelope, MissiveError> {
-        guard isValidUTF8(buffer) else {
-            return .failure(MissiveError(.malformedEnvelope, "envelope is not valid UTF-8"))
+    /// The members an envelope defines, each a bit of the set of those seen.
+    private enum Field: UInt16 {
+        case id = 0x1, conversationID = 0x2, senderID = 0x4, objectName = 0x8, parentID = 0x10, fallbackText = 0x20
+        case pushContent = 0x40, sentAt = 0x80, content = 0x100, persistence = 0x200
+
+        /// The field whose name a key holds, matched as bytes; a key with escapes or other than ASCII bytes is
+        /// decoded and compared as a `String`, as the names were always compared.
+        init?(key: Range<Int>, shape: JSONScanner.StringShape, _ reader: JSONValueReader) {
+            guard shape.isPlainASCII else {
+                switch reader.decodeString(key) {
+                case "id": self = .id
+                case "conversationID": self = .conversationID
+                case "senderID": self = .senderID
+                case "objectName": self = .objectName
+                case "parentID": self = .parentID
+                case "fallbackText": self = .fallbackText
+                case "pushContent": self = .pushContent
+                case "sentAt": self = .sentAt
+                case "content": self = .content
+                case "persistence": self = .persistence
+                default: return nil
+                }
+                return
+            }
+            // The length picks at most two candidates; one comparison of bytes settles it.
+            switch key.count {
+            case 2 where reader.bytes(key, equal: "id"): self = .id
+            case 6 where reader.bytes(key, equal: "sentAt"): self = .sentAt
+            case 7 where reader.bytes(key, equal: "content"): self = .content
+            case 8 where reader.bytes(key, equal: "senderID"): self = .senderID
+            case 8 where reader.bytes(key, equal: "parentID"): self = .parentID
+            case 10 where reader.bytes(key, equal: "objectName"): self = .objectName
+            case 11 where reader.bytes(key, equal: "pushContent"): self = .pushContent
+            case 11 where reader.bytes(key, equal: "persistence"): self = .persistence
+            case 12 where reader.bytes(key, equal: "fallbackText"): self = .fallbackText
+            case 14 where reader.bytes(key, equal: "conversationID"): self = .conversationID
+            default: return nil
+            }
         }
+
+        /// The member's name, as error messages give it.
+        var name: String {
+            switch self {
+            case .id: "id"
+            case .conversationID: "conversationID"
+            case .senderID: "senderID"
+            case .objectName: "objectName"
+            case .parentID: "parentID"
+            case .fallbackText: "fallbackText"
+            case .pushContent: "pushContent"
+            case .sentAt: "sentAt"
+            case .content: "content"
+            case .persistence: "persistence"
+            }
+        }
+    }
+
+    /// Parses in one pass: keys are matched as bytes, UTF-8 is validated inside strings as they are
+    /// scanned (the only place valid JSON can hold bytes of 0x80 or more), and `content` stays a range of
+    /// `buffer` until the one copy the envelope keeps. Only the values of the string fields become `String`s.
+    private static func parse(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Envelope, MissiveError> {
         // Typed locals and a bit per known field: this runs once per message, so no dictionaries.
-        var scanner = JSONScanner(buffer)
+        var scanner = JSONScanner(buffer, validatingUTF8: true)
         let reader = JSONValueReader(buffer)
         var id: String?, conversationID: String?, senderID: String?, objectName: String?
         var parentID: String?, fallbackText: String?, pushContent: String?
@@ -104,63 +161,72 @@ public struct Envelope: Sendable, Hashable {
         var seen: UInt16 = 0
         var problem: String?
 
-        func fieldError(_ name: String, _ expected: String) -> JSONSyntaxError {
-            JSONSyntaxError(offset: -1, message: "field '\(name)' must be \(expected)")
+        func fieldError(_ field: Field, _ expected: String) -> JSONSyntaxError {
+            JSONSyntaxError(offset: -1, message: "field '\(field.name)' must be \(expected)")
         }
 
         do throws(JSONSyntaxError) {
-            try scanner.scanObject { (name, range) throws(JSONSyntaxError) in
-                func string(optional: Bool) throws(JSONSyntaxError) -> String? {
-                    if optional && reader.firstByte(range) == UInt8(ascii: "n") { return nil }  // explicit null: absent
-                    guard let value = reader.stringValue(range) else { throw fieldError(name, "a string") }
-                    return value
-                }
-                let bit: UInt16
-                switch name {
-                case "id": bit = 1 << 0; id = try string(optional: false)
-                case "conversationID": bit = 1 << 1; conversationID = try string(optional: false)
-                case "senderID": bit = 1 << 2; senderID = try string(optional: false)
-                case "objectName": bit = 1 << 3; objectName = try string(optional: false)
-                case "parentID": bit = 1 << 4; parentID = try string(optional: true)
-                case "fallbackText": bit = 1 << 5; fallbackText = try string(optional: true)
-                case "pushContent": bit = 1 << 6; pushContent = try string(optional: true)
-                case "sentAt":
-                    bit = 1 << 7
-                    guard let value = reader.decodeInt64(range) else { throw fieldError(name, "an integer (milliseconds since 1970)") }
-                    sentAt = value
-                case "content":
-                    bit = 1 << 8
-                    content = range
-                case "persistence":
-                    bit = 1 << 9
-                    if reader.firstByte(range) != UInt8(ascii: "n") {
-                        guard let raw = reader.decodeInt64(range), let flag = UInt32(exactly: raw).flatMap(Persistence.init(rawValue:)) else {
-                            throw fieldError(name, "one of 0, 1, 3 and 16")
-                        }
-                        persistence = flag
-                    }
-                default:
+            try scanner.scanMemberRanges { (key, shape, range) throws(JSONSyntaxError) in
+                guard let field = Field(key: key, shape: shape, reader) else {
+                    let name = reader.decodeString(key)
                     if additional.contains(where: { $0.name == name }) {
                         throw JSONSyntaxError(offset: range.lowerBound, message: "field '\(name)' appears twice")
                     }
                     additional.append(AdditionalField(name: name, rawValue: Array(buffer[range])))
                     return
                 }
-                guard seen & bit == 0 else { throw JSONSyntaxError(offset: range.lowerBound, message: "field '\(name)' appears twice") }
-                seen |= bit
+                func string(optional: Bool) throws(JSONSyntaxError) -> String? {
+                    if optional && reader.firstByte(range) == UInt8(ascii: "n") { return nil }  // explicit null: absent
+                    guard let value = reader.stringValue(range) else { throw fieldError(field, "a string") }
+                    return value
+                }
+                switch field {
+                case .id: id = try string(optional: false)
+                case .conversationID: conversationID = try string(optional: false)
+                case .senderID: senderID = try string(optional: false)
+                case .objectName: objectName = try string(optional: false)
+                case .parentID: parentID = try string(optional: true)
+                case .fallbackText: fallbackText = try string(optional: true)
+                case .pushContent: pushContent = try string(optional: true)
+                case .sentAt:
+                    guard let value = reader.decodeInt64(range) else { throw fieldError(field, "an integer (milliseconds since 1970)") }
+                    sentAt = value
+                case .content:
+                    content = range
+                case .persistence:
+                    if reader.firstByte(range) != UInt8(ascii: "n") {
+                        guard let raw = reader.decodeInt64(range), let flag = UInt32(exactly: raw).flatMap(Persistence.init(rawValue:)) else {
+                            throw fieldError(field, "one of 0, 1, 3 and 16")
+                        }
+                        persistence = flag
+                    }
+                }
+                guard seen & field.rawValue == 0 else {
+                    throw JSONSyntaxError(offset: range.lowerBound, message: "field '\(field.name)' appears twice")
+                }
+                seen |= field.rawValue
             }
         } catch {
-            problem = error.offset < 0 ? error.message : error.description
+            // The scan stopped at the first problem, UTF-8 or not. Invalid UTF-8 anywhere is what is reported
+            // then, as when the whole line was checked before the scan; a failure is rare enough for a pass.
+            problem = !isValidUTF8(buffer) ? "envelope is not valid UTF-8" : error.offset < 0 ? error.message : error.description
         }
         if problem == nil {
-            for (name, value) in [("id", id), ("conversationID", conversationID), ("senderID", senderID), ("objectName", objectName)]
-            where value == nil {
-                problem = "missing required field '\(name)'"
-                break
+            // In the order of the table, without building one.
+            if id == nil {
+                problem = "missing required field 'id'"
+            } else if conversationID == nil {
+                problem = "missing required field 'conversationID'"
+            } else if senderID == nil {
+                problem = "missing required field 'senderID'"
+            } else if objectName == nil {
+                problem = "missing required field 'objectName'"
+            } else if sentAt == nil {
+                problem = "missing required field 'sentAt'"
+            } else if content == nil {
+                problem = "missing required field 'content'"
             }
         }
-        if problem == nil && sentAt == nil { problem = "missing required field 'sentAt'" }
-        if problem == nil && content == nil { problem = "missing required field 'content'" }
         guard problem == nil, let id, let conversationID, let senderID, let objectName, let sentAt, let content else {
             return .failure(MissiveError(.malformedEnvelope, problem ?? "malformed envelope", objectName: objectName))
         }
@@ -172,7 +238,7 @@ public struct Envelope: Sendable, Hashable {
     }
 
     /// Whether bytes are well-formed UTF-8 (no overlong forms, surrogates or values above U+10FFFF), without
-    /// allocating: ASCII, the common case, costs one comparison a byte.
+    /// allocating: only for a line that failed to parse, to tell invalid UTF-8 from other problems.
     private static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         let count = bytes.count
@@ -242,19 +308,36 @@ public struct Envelope: Sendable, Hashable {
 }
 
 extension JSONScanner {
+    /// Where the first top-level member named `name` of a JSON object document is.
+    package enum MemberLookup {
+        /// The document is not exactly one JSON object.
+        case notAnObject
+        /// The object has no member of that name.
+        case missing
+        /// The byte range of the first such member's value.
+        case value(Range<Int>)
+    }
+
+    /// Finds the first top-level member `name` of a JSON object document, matching keys as bytes: no key
+    /// becomes a `String` unless it has escapes or other than ASCII bytes.
+    package static func firstMember(_ name: String, in json: UnsafeBufferPointer<UInt8>) -> MemberLookup {
+        var scanner = JSONScanner(json)
+        let reader = JSONValueReader(json)
+        var found: Range<Int>?
+        do {
+            try scanner.scanMemberRanges { (key, shape, value) throws(JSONSyntaxError) in
+                if found == nil, reader.string(key, shape: shape, equals: name) { found = value }
+            }
+        } catch {
+            return .notAnObject
+        }
+        return found.map { .value($0) } ?? .missing
+    }
+
     /// Finds the top-level string member `name` of a JSON object document, if the document is an object
     /// and has one. Returns `nil` for anything else, including invalid JSON.
     package static func topLevelString(_ name: String, in json: UnsafeBufferPointer<UInt8>) -> String? {
-        var scanner = JSONScanner(json)
-        let reader = JSONValueReader(json)
-        var found: String?
-        do {
-            try scanner.scanObject { (key, range) throws(JSONSyntaxError) in
-                if key == name, found == nil { found = reader.stringValue(range) }
-            }
-        } catch {
-            return nil
-        }
-        return found
+        guard case .value(let range) = firstMember(name, in: json) else { return nil }
+        return JSONValueReader(json).stringValue(range)
     }
 }

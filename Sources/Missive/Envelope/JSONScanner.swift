@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A JSON syntax error at a byte offset.
 package struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
     /// The byte offset where the problem was found.
@@ -18,10 +24,31 @@ package struct JSONScanner: ~Copyable {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// Whether strings must hold well-formed UTF-8 (see ``init(_:validatingUTF8:)``).
+    private let validatesUTF8: Bool
+    /// What the last string scanned held: ``StringShape``.
+    private var lastShape = StringShape()
+
+    /// What a string's contents hold, which tells whether its bytes are its value.
+    package struct StringShape: Sendable {
+        /// Whether it holds a backslash escape.
+        package var escaped = false
+        /// Whether it holds a byte of 0x80 or more.
+        package var nonASCII = false
+        /// Whether the bytes between the quotes are the value, all ASCII: then comparing them with an ASCII
+        /// name is comparing the value.
+        package var isPlainASCII: Bool { !escaped && !nonASCII }
+    }
 
     /// Scans `bytes`, which must stay valid while the scanner is used.
-    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    ///
+    /// With `validatingUTF8`, a string holding a byte sequence that is not well-formed UTF-8 (an overlong
+    /// form, a surrogate, a value above U+10FFFF, a stray or missing continuation byte) is a syntax error.
+    /// Only strings can hold bytes of 0x80 or more in valid JSON, so a document that scans this way is
+    /// valid UTF-8 throughout, without a separate pass.
+    package init(_ bytes: UnsafeBufferPointer<UInt8>, validatingUTF8: Bool = false) {
         self.bytes = bytes
+        self.validatesUTF8 = validatingUTF8
     }
 
     /// Reads a whole document that must be one object, calling `member` with each key and the byte range
@@ -37,6 +64,18 @@ package struct JSONScanner: ~Copyable {
     package mutating func scanMembers(
         _ member: (String, Range<Int>, Range<Int>) throws(JSONSyntaxError) -> Void
     ) throws(JSONSyntaxError) {
+        let reader = JSONValueReader(bytes)
+        try scanMemberRanges { (key, _, value) throws(JSONSyntaxError) in
+            try member(reader.decodeString(key), (key.lowerBound - 1)..<(key.upperBound + 1), value)
+        }
+    }
+
+    /// Reads a whole document that must be one object, calling `member` with the byte range of each key's
+    /// contents (without the quotes), what the key holds, and the byte range of its value. No key becomes
+    /// a `String`: callers match keys as bytes, and decode only a key that is not plain ASCII.
+    package mutating func scanMemberRanges(
+        _ member: (_ key: Range<Int>, _ keyShape: StringShape, _ value: Range<Int>) throws(JSONSyntaxError) -> Void
+    ) throws(JSONSyntaxError) {
         skipWhitespace()
         guard peek() == UInt8(ascii: "{") else { throw fail("expected a JSON object") }
         index += 1
@@ -47,12 +86,12 @@ package struct JSONScanner: ~Copyable {
             while true {
                 skipWhitespace()
                 let keyRange = try scanString()
-                let key = JSONValueReader(bytes).decodeString(keyRange)
+                let keyShape = lastShape
                 skipWhitespace()
                 try expect(UInt8(ascii: ":"))
                 skipWhitespace()
                 let value = try scanValue(depth: 1)
-                try member(key, (keyRange.lowerBound - 1)..<(keyRange.upperBound + 1), value)
+                try member(keyRange, keyShape, value)
                 skipWhitespace()
                 guard peek() != nil else { throw fail("unexpected end of input") }
                 if peek() == UInt8(ascii: ",") {
@@ -146,13 +185,16 @@ package struct JSONScanner: ~Copyable {
         guard peek() == UInt8(ascii: "\"") else { throw fail("expected a string") }
         index += 1
         let start = index
+        var shape = StringShape()
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
+                lastShape = shape
                 return start..<(index - 1)
             case UInt8(ascii: "\\"):
+                shape.escaped = true
                 index += 1
                 guard let escaped = peek() else { throw fail("unterminated string") }
                 switch escaped {
@@ -170,11 +212,43 @@ package struct JSONScanner: ~Copyable {
                 }
             case 0..<0x20:
                 throw fail("control character in string")
+            case 0x80...:
+                shape.nonASCII = true
+                if validatesUTF8 {
+                    try scanUTF8Sequence()
+                } else {
+                    index += 1
+                }
             default:
                 index += 1
             }
         }
         throw fail("unterminated string")
+    }
+
+    /// Steps over one well-formed UTF-8 sequence of two to four bytes starting at `index`: no overlong
+    /// forms, surrogates or values above U+10FFFF (the table of Unicode 15, section 3.9, D92).
+    private mutating func scanUTF8Sequence() throws(JSONSyntaxError) {
+        let lead = bytes[index]
+        // The valid range of the second byte depends on the lead; the others are always 0x80...0xBF.
+        let length: Int, low: UInt8, high: UInt8
+        switch lead {
+        case 0xC2...0xDF: (length, low, high) = (2, 0x80, 0xBF)
+        case 0xE0: (length, low, high) = (3, 0xA0, 0xBF)
+        case 0xE1...0xEC, 0xEE...0xEF: (length, low, high) = (3, 0x80, 0xBF)
+        case 0xED: (length, low, high) = (3, 0x80, 0x9F)
+        case 0xF0: (length, low, high) = (4, 0x90, 0xBF)
+        case 0xF1...0xF3: (length, low, high) = (4, 0x80, 0xBF)
+        case 0xF4: (length, low, high) = (4, 0x80, 0x8F)
+        default: throw fail("invalid UTF-8 in string")
+        }
+        guard index + length <= bytes.count else { throw fail("invalid UTF-8 in string") }
+        let second = bytes[index + 1]
+        guard second >= low, second <= high else { throw fail("invalid UTF-8 in string") }
+        for offset in 2..<length where bytes[index + offset] & 0xC0 != 0x80 {
+            throw fail("invalid UTF-8 in string")
+        }
+        index += length
     }
 
     private mutating func scanLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
@@ -292,6 +366,27 @@ package struct JSONValueReader {
         }
         flush()
         return String(scalars)
+    }
+
+    /// Whether the contents of a scanned string (the range excludes the quotes), whose shape the scanner
+    /// reported, equal `name` as Swift compares strings. Plain ASCII contents are compared as bytes; only
+    /// contents with escapes or other bytes, and a name that is not ASCII, are decoded to compare.
+    package func string(_ range: Range<Int>, shape: JSONScanner.StringShape, equals name: String) -> Bool {
+        if shape.isPlainASCII {
+            let utf8 = name.utf8
+            if utf8.count == range.count && utf8.elementsEqual(UnsafeBufferPointer(rebasing: bytes[range])) { return true }
+            // Different ASCII can still be equal strings when the name is not ASCII (canonical equivalence:
+            // U+212A KELVIN SIGN is K), so only an ASCII name settles it here.
+            if utf8.allSatisfy({ $0 < 0x80 }) { return false }
+        }
+        return decodeString(range) == name
+    }
+
+    /// Whether the bytes at `range` are exactly the ASCII text `name`.
+    package func bytes(_ range: Range<Int>, equal name: StaticString) -> Bool {
+        let count = name.utf8CodeUnitCount
+        guard range.count == count, let base = bytes.baseAddress else { return false }
+        return memcmp(base + range.lowerBound, name.utf8Start, count) == 0
     }
 
     /// Decodes a value range if it holds a string (quotes included), else returns `nil`.

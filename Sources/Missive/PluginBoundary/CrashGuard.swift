@@ -12,7 +12,7 @@ import Glibc
 package enum CrashGuard {
     /// What a plugin is running when a signal arrives.
     enum Operation: Int32 {
-        case load = 1, entry, decode, release, encode, digest, push, words, media, view, action
+        case load = 1, entry, decode, release, encode, digest, push, words, media, view, action, texts
 
         /// The name the journal records.
         var name: String {
@@ -28,11 +28,12 @@ package enum CrashGuard {
             case .media: "media"
             case .view: "view"
             case .action: "action"
+            case .texts: "texts"
             }
         }
 
         init?(name: some StringProtocol) {
-            guard let operation = (1...11).lazy.compactMap({ Operation(rawValue: $0) }).first(where: { $0.name == name }) else { return nil }
+            guard let operation = (1...12).lazy.compactMap({ Operation(rawValue: $0) }).first(where: { $0.name == name }) else { return nil }
             self = operation
         }
     }

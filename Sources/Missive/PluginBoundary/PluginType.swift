@@ -1,5 +1,6 @@
 import CMissivePlugin
 import MissiveCore
+import Synchronization
 
 /// Who provided a plugin: its declared identity and the file it was loaded from.
 public struct PluginInfo: Sendable, Hashable, CustomStringConvertible {
@@ -36,6 +37,7 @@ package final class PluginType: @unchecked Sendable {
     typealias WriteFunction = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<missive_sink>?) -> Int32
     typealias MediaFunction = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<missive_media_out>?) -> Int32
     typealias ViewFunction = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<missive_sink>?) -> Int32
+    typealias TextsFunction = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<missive_text_out>?) -> Int32
 
     /// The plugin the type belongs to.
     package let plugin: PluginInfo
@@ -60,6 +62,10 @@ package final class PluginType: @unchecked Sendable {
     package var describesView: Bool { viewFunction != nil }
     /// Why the type's `missive.view.v1` extension cannot be used, when it offers one that is malformed.
     package let viewExtensionProblem: String?
+    /// Whether the type offers the `missive.text.v1` extension: digest, push text and words in one call.
+    package var answersTextsAtOnce: Bool { textsFunction != nil }
+    /// Why the type's `missive.text.v1` extension cannot be used, when it offers one that is malformed.
+    package let textExtensionProblem: String?
 
     /// The persistence flag; meaningful once ``registrationProblem`` is `nil`.
     var persistence: Persistence { Persistence(rawValue: persistenceValue) ?? .persisted }
@@ -73,6 +79,7 @@ package final class PluginType: @unchecked Sendable {
     private let wordsFunction: WriteFunction?
     private let mediaFunction: MediaFunction?
     private let viewFunction: ViewFunction?
+    private let textsFunction: TextsFunction?
     /// What the crash guard records while one of the type's functions runs.
     let site: CrashGuard.Site
 
@@ -139,6 +146,7 @@ package final class PluginType: @unchecked Sendable {
         self.wordsFunction = descriptor.searchable_words
         self.mediaFunction = isMedia ? descriptor.media : nil
         (self.viewFunction, self.viewExtensionProblem) = Self.viewExtension(descriptor.get_extension, context: descriptor.context)
+        (self.textsFunction, self.textExtensionProblem) = Self.textExtension(descriptor.get_extension, context: descriptor.context)
         self.site = (sites ?? CrashGuard.FileSites(path: plugin.path, identity: nil)).site(objectName: name)
     }
 
@@ -158,6 +166,24 @@ package final class PluginType: @unchecked Sendable {
             return (nil, "its \(MISSIVE_VIEW_EXTENSION) extension has no view function")
         }
         return (view, nil)
+    }
+
+    /// The texts function of the type's `missive.text.v1` extension, if it offers a usable one.
+    private static func textExtension(
+        _ getExtension: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> UnsafeRawPointer?)?,
+        context: UnsafeMutableRawPointer?
+    ) -> (TextsFunction?, String?) {
+        guard let getExtension, let pointer = getExtension(context, MISSIVE_TEXT_EXTENSION) else { return (nil, nil) }
+        // Only struct_size may be read before it is checked (missive_plugin.h, "Extensions").
+        let structSize = pointer.load(as: UInt32.self)
+        let needed = MemoryLayout<missive_text_v1>.offset(of: \.texts)! + MemoryLayout<TextsFunction?>.size
+        guard structSize >= needed else {
+            return (nil, "its \(MISSIVE_TEXT_EXTENSION) extension is \(structSize) bytes; the texts function needs \(needed)")
+        }
+        guard let texts = pointer.assumingMemoryBound(to: missive_text_v1.self).pointee.texts else {
+            return (nil, "its \(MISSIVE_TEXT_EXTENSION) extension has no texts function")
+        }
+        return (texts, nil)
     }
 
     /// Why the type may not be registered although it can be called, or `nil`.
@@ -197,7 +223,7 @@ package final class PluginType: @unchecked Sendable {
     }
 
     /// A status in words: `status 3 (MISSIVE_FAILED)`, or `status 9, which no ABI version defines`.
-    static func describe(_ status: Int32) -> String {
+    package static func describe(_ status: Int32) -> String {
         switch status {
         case MISSIVE_OK: "status 0 (MISSIVE_OK)"
         case MISSIVE_ABSENT: "status 1 (MISSIVE_ABSENT)"
@@ -223,6 +249,30 @@ package final class PluginType: @unchecked Sendable {
 
     fileprivate func searchableWords(_ handle: OpaquePointer) -> (status: Int32, pieces: [[UInt8]], reason: String?)? {
         wordsFunction.map { words in CrashGuard.run(site, .words) { PluginSinks.collectingPieces { words(context, handle, $0) } } }
+    }
+
+    /// What the `missive.text.v1` texts function returned and wrote, in one call, or `nil` when the type
+    /// has none. The answers count only when it returned `MISSIVE_OK`.
+    /// Without `wantingPush` the plugin may skip the push text, which the answer then does not hold.
+    fileprivate func allTexts(_ handle: OpaquePointer, wantingPush: Bool) -> (status: Int32, texts: PluginTexts)? {
+        guard let textsFunction else { return nil }
+        return CrashGuard.run(site, .texts) {
+            PluginTexts.collectingAll(push: pushFunction != nil, words: wordsFunction != nil, wantingPush: wantingPush) {
+                textsFunction(context, handle, $0)
+            }
+        }
+    }
+
+    /// One part from its own function; `nil` for push or words when the type has no such function.
+    fileprivate func text(_ part: PluginTexts.Part, _ handle: OpaquePointer) -> PluginTexts? {
+        switch part {
+        case .digest:
+            return CrashGuard.run(site, .digest) { PluginTexts.collecting(.digest) { digestFunction(context, handle, $0) } }
+        case .push:
+            return pushFunction.map { push in CrashGuard.run(site, .push) { PluginTexts.collecting(.push) { push(context, handle, $0) } } }
+        case .words:
+            return wordsFunction.map { words in CrashGuard.run(site, .words) { PluginTexts.collecting(.words) { words(context, handle, $0) } } }
+        }
     }
 
     fileprivate func media(_ handle: OpaquePointer) -> Result<MediaReference?, MissiveError> {
@@ -257,11 +307,21 @@ package final class PluginType: @unchecked Sendable {
 /// the plugin answers is held to the ABI's rules, with the fallbacks missive_plugin.h defines: a digest that
 /// fails becomes `[objectName]`, text that breaks the one-line rules is repaired, a failing push sends the
 /// digest, and failing words or media give none. The `checked` methods give the plugin's reason instead.
+///
+/// The digest, push text and words are fetched once per message, the digest and the words in one call when
+/// the type offers the `missive.text.v1` extension, and kept: a host that shows the conversation list and indexes the same
+/// messages for search crosses into the plugin once.
 public final class PluginContent: MessageContent, @unchecked Sendable {
     private let type: PluginType
     private let handle: OpaquePointer
     /// The content exactly as received, which is what an unchanged message sends again.
     public let receivedContent: [UInt8]?
+    /// The answers kept for the digest, the push text and the words: each a retained ``TextsBox``, or
+    /// `nil` until first asked. One answer of the combined function fills the digest and the words. Written once, by
+    /// compare-and-exchange, so that every thread sees the same answer; released in `deinit`.
+    private let digestAnswer = Atomic<UnsafeRawPointer?>(nil)
+    private let pushAnswer = Atomic<UnsafeRawPointer?>(nil)
+    private let wordsAnswer = Atomic<UnsafeRawPointer?>(nil)
 
     fileprivate init(type: PluginType, handle: OpaquePointer, received: [UInt8]) {
         self.type = type
@@ -269,7 +329,64 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
         self.receivedContent = received
     }
 
-    deinit { type.release(handle) }
+    deinit {
+        // One retain per slot that holds an answer (the three may hold the same one).
+        if let kept = digestAnswer.load(ordering: .acquiring) { Unmanaged<TextsBox>.fromOpaque(kept).release() }
+        if let kept = pushAnswer.load(ordering: .acquiring) { Unmanaged<TextsBox>.fromOpaque(kept).release() }
+        if let kept = wordsAnswer.load(ordering: .acquiring) { Unmanaged<TextsBox>.fromOpaque(kept).release() }
+        type.release(handle)
+    }
+
+    /// An answer, kept by reference so that the three slots can share one.
+    private final class TextsBox: Sendable {
+        let texts: PluginTexts
+        init(_ texts: PluginTexts) { self.texts = texts }
+    }
+
+    /// The kept answer holding `part`, fetched first if no thread has yet: the digest and the words through
+    /// the combined function when the type has one (which answers both, as a conversation list and a search
+    /// index want them), else, and for the push text, which is wanted far less often, through the part's own
+    /// function. `nil` for push or words when the type has no such function.
+    private func answer(_ part: PluginTexts.Part) -> PluginTexts? {
+        if let kept = load(part) { return kept }
+        if part != .push, let (status, both) = type.allTexts(handle, wantingPush: false), status == MISSIVE_OK {
+            let box = Unmanaged.passRetained(TextsBox(both))
+            let digest = store(box, .digest)
+            let words = store(box, .words)
+            box.release()
+            return part == .digest ? digest : words
+        }
+        guard let own = type.text(part, handle) else { return nil }
+        let box = Unmanaged.passRetained(TextsBox(own))
+        defer { box.release() }
+        return store(box, part)
+    }
+
+    private func load(_ part: PluginTexts.Part) -> PluginTexts? {
+        let raw: UnsafeRawPointer? =
+            switch part {
+            case .digest: digestAnswer.load(ordering: .acquiring)
+            case .push: pushAnswer.load(ordering: .acquiring)
+            case .words: wordsAnswer.load(ordering: .acquiring)
+            }
+        return raw.map { Unmanaged<TextsBox>.fromOpaque($0).takeUnretainedValue().texts }
+    }
+
+    /// Keeps `box` for `part` unless another thread kept an answer first; gives the answer kept.
+    private func store(_ box: Unmanaged<TextsBox>, _ part: PluginTexts.Part) -> PluginTexts {
+        let pointer = UnsafeRawPointer(box.toOpaque())
+        let (exchanged, original): (Bool, UnsafeRawPointer?) =
+            switch part {
+            case .digest: digestAnswer.compareExchange(expected: nil, desired: pointer, ordering: .acquiringAndReleasing)
+            case .push: pushAnswer.compareExchange(expected: nil, desired: pointer, ordering: .acquiringAndReleasing)
+            case .words: wordsAnswer.compareExchange(expected: nil, desired: pointer, ordering: .acquiringAndReleasing)
+            }
+        if exchanged {
+            _ = box.retain()
+            return box.takeUnretainedValue().texts
+        }
+        return Unmanaged<TextsBox>.fromOpaque(original!).takeUnretainedValue().texts
+    }
 
     /// The plugin the content's type comes from.
     public var plugin: PluginInfo { type.plugin }
@@ -282,15 +399,20 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
 
     /// The digest, repaired to one line; `[objectName]` when the plugin fails or gives an empty one.
     public var digest: String {
-        let text = (try? checkedDigest()).map(DisplayText.repair) ?? ""
+        let text = (try? checkedDigestBytes()).map(DisplayText.repair) ?? ""
         return text.isEmpty ? "[\(type.objectName)]" : text
     }
 
     /// The digest exactly as the plugin wrote it, or the plugin's failure and its reason.
     public func checkedDigest() throws(MissiveError) -> [UInt8] {
-        let (status, bytes, reason) = type.digest(handle)
-        guard status == MISSIVE_OK else { throw type.failure("digest", status, reason) }
-        return bytes
+        Array(try checkedDigestBytes())
+    }
+
+    private func checkedDigestBytes() throws(MissiveError) -> ArraySlice<UInt8> {
+        let texts = answer(.digest)!
+        let status = texts.status(.digest)!
+        guard status == MISSIVE_OK else { throw type.failure("digest", status, texts.reason(.digest)) }
+        return texts.joined(.digest)
     }
 
     /// The push text, repaired to one line; the digest when the type has no push function or it fails;
@@ -299,7 +421,7 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
         guard type.persistence != .status else { return nil }
         guard type.hasPushFunction else { return digest }
         do {
-            guard let bytes = try checkedPushContent() else { return nil }
+            guard let bytes = try checkedPushBytes() else { return nil }
             let text = DisplayText.repair(bytes)
             return text.isEmpty ? nil : text
         } catch {
@@ -310,22 +432,40 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
     /// The push text exactly as the plugin wrote it, `nil` for `MISSIVE_ABSENT` or no push function, or the
     /// plugin's failure and its reason.
     public func checkedPushContent() throws(MissiveError) -> [UInt8]? {
-        guard let (status, bytes, reason) = type.pushContent(handle), status != MISSIVE_ABSENT else { return nil }
-        guard status == MISSIVE_OK else { throw type.failure("push_content", status, reason) }
-        return bytes
+        try checkedPushBytes().map(Array.init)
     }
 
-    /// The searchable words, without empty ones; none when the plugin fails.
+    private func checkedPushBytes() throws(MissiveError) -> ArraySlice<UInt8>? {
+        guard let texts = answer(.push), let status = texts.status(.push), status != MISSIVE_ABSENT else { return nil }
+        guard status == MISSIVE_OK else { throw type.failure("push_content", status, texts.reason(.push)) }
+        return texts.joined(.push)
+    }
+
+    /// The searchable words, without empty ones; none when the plugin fails. Each word becomes a `String`
+    /// straight from the kept answer's buffer.
     public var searchableWords: [String] {
-        ((try? checkedSearchableWords()) ?? []).filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }
+        guard let texts = try? checkedWords() else { return [] }
+        var words: [String] = []
+        texts.forEachPiece(of: .words) { piece in
+            if !piece.isEmpty { words.append(String(decoding: piece, as: UTF8.self)) }
+        }
+        return words
     }
 
     /// The words exactly as the plugin wrote them (empty for `MISSIVE_ABSENT` or no function), or the
     /// plugin's failure and its reason.
     public func checkedSearchableWords() throws(MissiveError) -> [[UInt8]] {
-        guard let (status, words, reason) = type.searchableWords(handle), status != MISSIVE_ABSENT else { return [] }
-        guard status == MISSIVE_OK else { throw type.failure("searchable_words", status, reason) }
+        guard let texts = try checkedWords() else { return [] }
+        var words: [[UInt8]] = []
+        texts.forEachPiece(of: .words) { words.append(Array($0)) }
         return words
+    }
+
+    /// The kept answer holding the words, `nil` for `MISSIVE_ABSENT` or no function, or the failure.
+    private func checkedWords() throws(MissiveError) -> PluginTexts? {
+        guard let texts = answer(.words), let status = texts.status(.words), status != MISSIVE_ABSENT else { return nil }
+        guard status == MISSIVE_OK else { throw type.failure("searchable_words", status, texts.reason(.words)) }
+        return texts
     }
 
     /// The media reference; `nil` when the type is not a media type or the plugin gives none or fails.
@@ -390,6 +530,28 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
     package func rawPushContent() -> (status: Int32, bytes: [UInt8])? { type.pushContent(handle).map { ($0.status, $0.bytes) } }
     /// The status and pieces `searchable_words` gave, or `nil` when the type has no such function.
     package func rawSearchableWords() -> (status: Int32, pieces: [[UInt8]])? { type.searchableWords(handle).map { ($0.status, $0.pieces) } }
+    /// What the `missive.text.v1` texts function gave, called afresh (not the kept answer): its return
+    /// status, then each part's status and output (the words as pieces) as the separate functions' raw
+    /// results give theirs, `nil` for a part the type has no function for. `nil` when the type offers no
+    /// usable text extension.
+    package func rawTexts() -> RawTexts? {
+        guard let (returned, texts) = type.allTexts(handle, wantingPush: true) else { return nil }
+        guard returned == MISSIVE_OK else { return RawTexts(status: returned, digest: nil, push: nil, words: nil) }
+        var words: [[UInt8]] = []
+        texts.forEachPiece(of: .words) { words.append(Array($0)) }
+        return RawTexts(
+            status: returned, digest: texts.digestStatus.map { ($0, Array(texts.joined(.digest))) },
+            push: texts.pushStatus.map { ($0, Array(texts.joined(.push))) }, words: texts.wordsStatus.map { ($0, words) })
+    }
+
+    /// What one call of a `missive.text.v1` texts function gave; see ``rawTexts()``.
+    package struct RawTexts {
+        /// What the texts function returned; the parts are `nil` unless it is `MISSIVE_OK`.
+        package let status: Int32
+        package let digest: (status: Int32, bytes: [UInt8])?
+        package let push: (status: Int32, bytes: [UInt8])?
+        package let words: (status: Int32, pieces: [[UInt8]])?
+    }
     /// The status and bytes the `missive.view.v1` view function gave (for a failure, the output before the
     /// reason mark, the mark's place and the reason all run together), or `nil` when the type offers no usable
     /// view extension.

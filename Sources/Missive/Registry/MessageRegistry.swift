@@ -117,16 +117,21 @@ public struct MessageRegistry: Sendable {
 
     /// The value of a container's key in `content`.
     static func dispatchValue(of container: MessageContainer, in content: UnsafeBufferPointer<UInt8>) -> Dispatch {
-        guard let members = ContentMembers(content) else { return .problem(.notAnObject) }
-        guard let member = members.first(container.key) else { return .problem(.missingKey) }
+        // Keys are matched as bytes: only the value dispatched on becomes a String.
+        let valueRange: Range<Int>
+        switch JSONScanner.firstMember(container.key, in: content) {
+        case .notAnObject: return .problem(.notAnObject)
+        case .missing: return .problem(.missingKey)
+        case .value(let range): valueRange = range
+        }
         let reader = JSONValueReader(content)
         switch container.keyKind {
         case .string:
-            guard let text = reader.stringValue(member.valueRange) else { return .problem(.wrongKind(.string)) }
+            guard let text = reader.stringValue(valueRange) else { return .problem(.wrongKind(.string)) }
             return .value(text)
         case .integer:
             // decodeInt64 takes only an optional minus and digits, so a fraction or an exponent is refused.
-            guard let number = reader.decodeInt64(member.valueRange) else { return .problem(.wrongKind(.integer)) }
+            guard let number = reader.decodeInt64(valueRange) else { return .problem(.wrongKind(.integer)) }
             return .value(String(number))
         }
     }
