@@ -73,8 +73,9 @@ package final class PluginType: @unchecked Sendable {
     private let wordsFunction: WriteFunction?
     private let mediaFunction: MediaFunction?
     private let viewFunction: ViewFunction?
-    /// What the crash guard records while one of the type's functions runs.
-    let site: CrashGuard.Site
+    /// What the crash guard records while one of the type's functions runs: made at the first call, not at load.
+    var site: CrashGuard.Site { typeSite.site }
+    private let typeSite: CrashGuard.TypeSite
 
     /// Reads one type descriptor: its size first, then the fields that size covers.
     ///
@@ -139,7 +140,7 @@ package final class PluginType: @unchecked Sendable {
         self.wordsFunction = descriptor.searchable_words
         self.mediaFunction = isMedia ? descriptor.media : nil
         (self.viewFunction, self.viewExtensionProblem) = Self.viewExtension(descriptor.get_extension, context: descriptor.context)
-        self.site = (sites ?? CrashGuard.FileSites(path: plugin.path, identity: nil)).site(objectName: name)
+        self.typeSite = CrashGuard.TypeSite(sites: sites ?? CrashGuard.FileSites(path: plugin.path, identity: nil), objectName: name)
     }
 
     /// The view function of the type's `missive.view.v1` extension, if it offers a usable one.
