@@ -117,6 +117,7 @@ package final class PluginType: @unchecked Sendable {
             throw invalid("a type registers under one container: business_id must be NULL when container is set", name)
         }
         var examples: [[UInt8]] = []
+        examples.reserveCapacity(Int(min(descriptor.example_count, 64)))
         var examplesProblem: String?
         for index in 0..<Int(descriptor.example_count) {
             guard let table = descriptor.examples else {
@@ -150,10 +151,12 @@ package final class PluginType: @unchecked Sendable {
         self.typeSite = CrashGuard.TypeSite(sites: sites ?? CrashGuard.FileSites(path: plugin.path, identity: nil), objectName: name)
     }
 
-    /// The declared type whose objectName holds the bytes of `name`: the one at `position` when it does (the
-    /// usual case), else the first that does.
+    /// The declared type whose objectName holds the bytes of `name`: the one at `position`, or at the mirrored
+    /// position (the linker often lays a section's records out in reverse), when it does; else the first that does.
     private static func declaredEntry(_ name: UnsafePointer<CChar>, in declared: [PluginMetadata.TypeEntry], near position: Int) -> PluginMetadata.TypeEntry? {
-        if declared.indices.contains(position), holds(name, declared[position].objectName) { return declared[position] }
+        for guess in [position, declared.count - 1 - position] where declared.indices.contains(guess) && holds(name, declared[guess].objectName) {
+            return declared[guess]
+        }
         return declared.first { holds(name, $0.objectName) }
     }
 
