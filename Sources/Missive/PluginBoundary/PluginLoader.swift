@@ -91,7 +91,7 @@ public enum PluginLoader {
     /// `identity` is the file's, when discovery already took it, so that the file is not looked at again.
     static func load(_ path: String, metadata: PluginMetadata, identity: FileIdentity? = nil, logger: Logger?) throws(MissiveError) -> LoadedPlugin {
         try checkSupported(metadata, path: path, logger: logger)
-        let probe = try probe(path, identity: identity)
+        let probe = try probe(path, identity: identity, declared: metadata)
         if probe.path != path {
             throw MissiveError(.shadowed, "the same library as \(probe.path), which is already loaded", file: path)
         }
@@ -154,21 +154,25 @@ public enum PluginLoader {
         try probe(path, identity: nil)
     }
 
-    /// ``probe(_:)`` for a file whose identity discovery already took (`nil` to take it here).
-    static func probe(_ path: String, identity known: FileIdentity?) throws(MissiveError) -> PluginProbe {
+    /// ``probe(_:)`` for a file whose identity discovery already took (`nil` to take it here). `declared` is
+    /// the file's metadata, when read already: the descriptor's strings that hold the same bytes as its names
+    /// share its Strings instead of being made again (nothing is judged here; ``load(_:logger:)`` compares the two).
+    static func probe(_ path: String, identity known: FileIdentity?, declared: PluginMetadata? = nil) throws(MissiveError) -> PluginProbe {
         let identity = known ?? FileIdentity.of(path)
         let sites = CrashGuard.FileSites(path: path, identity: identity)
         let site = sites.site(objectName: nil)
         let library = try CrashGuard.run(site, .load) { () throws(MissiveError) in try DynamicLibrary.open(path) }
         return try probes.withLock { cache in
             if let earlier = cache[library.identity] { return earlier }
-            let result = Result { () throws(MissiveError) in try instantiate(library, path: path, sites: sites, site: site) }
+            let result = Result { () throws(MissiveError) in try instantiate(library, path: path, sites: sites, site: site, declared: declared) }
             cache[library.identity] = result
             return result
         }.get()
     }
 
-    private static func instantiate(_ library: DynamicLibrary, path: String, sites: CrashGuard.FileSites, site: CrashGuard.Site) throws(MissiveError) -> PluginProbe {
+    private static func instantiate(
+        _ library: DynamicLibrary, path: String, sites: CrashGuard.FileSites, site: CrashGuard.Site, declared: PluginMetadata?
+    ) throws(MissiveError) -> PluginProbe {
         guard let entryAddress = library.symbol(MISSIVE_ENTRY_SYMBOL) else {
             throw MissiveError(.missingEntry, "the library does not export \(MISSIVE_ENTRY_SYMBOL)", file: path)
         }
@@ -196,9 +200,9 @@ public enum PluginLoader {
         withUnsafeMutableBytes(of: &plugin) { copy in
             copy.copyMemory(from: UnsafeRawBufferPointer(start: raw, count: min(Int(structSize), copy.count)))
         }
-        func text(_ pointer: UnsafePointer<CChar>?) -> String? {
+        func text(_ pointer: UnsafePointer<CChar>?, _ known: String?) -> String? {
             guard let pointer, pointer.pointee != 0 else { return nil }
-            return String(cString: pointer)
+            return PluginType.string(pointer, sharing: known)
         }
         guard plugin.type_count == 0 || plugin.types != nil else {
             throw MissiveError(.invalidDescriptor, "the descriptor lists \(plugin.type_count) types but no array", file: path)
@@ -207,18 +211,24 @@ public enum PluginLoader {
             throw MissiveError(.invalidDescriptor, "the descriptor lists \(plugin.container_count) containers but no array", file: path)
         }
         let partial = PluginProbe(
-            path: path, abiVersion: abiVersion, name: text(plugin.name), version: text(plugin.version), vendor: text(plugin.vendor),
+            path: path, abiVersion: abiVersion, name: text(plugin.name, declared?.name), version: text(plugin.version, declared?.version),
+            vendor: text(plugin.vendor, declared?.vendor),
             containers: [], types: [], actions: [], library: library, site: site)
         var containers: [Result<MessageContainer, MissiveError>] = []
         for index in 0..<Int(plugin.container_count) {
             containers.append(Result { () throws(MissiveError) in try readContainer(plugin.containers[index], index: index, path: path) })
         }
         var types: [Result<PluginType, MissiveError>] = []
+        types.reserveCapacity(Int(plugin.type_count))
+        // Made once for all the types: each carries it.
+        let info = partial.info
         for index in 0..<Int(plugin.type_count) {
             guard let type = plugin.types[index] else {
                 throw MissiveError(.invalidDescriptor, "type \(index) of the descriptor is NULL", file: path)
             }
-            types.append(Result { () throws(MissiveError) in try PluginType(type, plugin: partial.info, sites: sites) })
+            types.append(Result { () throws(MissiveError) in
+                try PluginType(type, plugin: info, sites: sites, declared: declared?.types ?? [], position: index)
+            })
         }
         return PluginProbe(
             path: path, abiVersion: abiVersion, name: partial.name, version: partial.version, vendor: partial.vendor, containers: containers,

@@ -80,13 +80,20 @@ package final class PluginType: @unchecked Sendable {
     private let mediaFunction: MediaFunction?
     private let viewFunction: ViewFunction?
     private let textsFunction: TextsFunction?
-    /// What the crash guard records while one of the type's functions runs.
-    let site: CrashGuard.Site
+    /// What the crash guard records while one of the type's functions runs: made at the first call, not at load.
+    var site: CrashGuard.Site { typeSite.site }
+    private let typeSite: CrashGuard.TypeSite
 
     /// Reads one type descriptor: its size first, then the fields that size covers.
     ///
     /// `sites` are the crash guard's sites of the plugin's file (by default made here, without its identity).
-    init(_ type: UnsafePointer<missive_type>, plugin: PluginInfo, sites: CrashGuard.FileSites? = nil) throws(MissiveError) {
+    /// `declared` are the types the plugin's metadata declares, if known, and `position` the type's place in the
+    /// descriptor: where a declared name holds the same bytes as the descriptor's (compared without copying),
+    /// its String is shared instead of made again. The agreement of the two is still judged afterwards.
+    init(
+        _ type: UnsafePointer<missive_type>, plugin: PluginInfo, sites: CrashGuard.FileSites? = nil, declared: [PluginMetadata.TypeEntry] = [],
+        position: Int = 0
+    ) throws(MissiveError) {
         func invalid(_ message: String, _ name: String? = nil) -> MissiveError {
             MissiveError(.invalidDescriptor, message, file: plugin.path, objectName: name)
         }
@@ -101,14 +108,15 @@ package final class PluginType: @unchecked Sendable {
             copy.copyMemory(from: UnsafeRawBufferPointer(start: type, count: min(Int(structSize), copy.count)))
         }
         guard let namePointer = descriptor.object_name else { throw invalid("a type has no object_name") }
-        let name = String(cString: namePointer)
+        let entry = Self.declaredEntry(namePointer, in: declared, near: position)
+        let name = Self.string(namePointer, sharing: entry?.objectName)
         guard let decode = descriptor.decode, let release = descriptor.release, let encode = descriptor.encode,
             let digest = descriptor.digest
         else {
             throw invalid("decode, release, encode and digest are required", name)
         }
-        let container = descriptor.container.map { String(cString: $0) }
-        let containerValue = descriptor.container_value.map { String(cString: $0) }
+        let container = descriptor.container.map { Self.string($0, sharing: entry?.container) }
+        let containerValue = descriptor.container_value.map { Self.string($0, sharing: entry?.businessID) }
         guard (container == nil) == (containerValue == nil) else {
             throw invalid("container and container_value must be set together", name)
         }
@@ -116,6 +124,7 @@ package final class PluginType: @unchecked Sendable {
             throw invalid("a type registers under one container: business_id must be NULL when container is set", name)
         }
         var examples: [[UInt8]] = []
+        examples.reserveCapacity(Int(min(descriptor.example_count, 64)))
         var examplesProblem: String?
         for index in 0..<Int(descriptor.example_count) {
             guard let table = descriptor.examples else {
@@ -131,7 +140,7 @@ package final class PluginType: @unchecked Sendable {
         }
         self.plugin = plugin
         self.objectName = name
-        self.businessID = containerValue ?? descriptor.business_id.map { String(cString: $0) }
+        self.businessID = containerValue ?? descriptor.business_id.map { Self.string($0, sharing: entry?.businessID) }
         self.container = container
         self.persistenceValue = descriptor.persistence
         self.isMedia = descriptor.flags & UInt32(MISSIVE_TYPE_MEDIA) != 0
@@ -147,7 +156,33 @@ package final class PluginType: @unchecked Sendable {
         self.mediaFunction = isMedia ? descriptor.media : nil
         (self.viewFunction, self.viewExtensionProblem) = Self.viewExtension(descriptor.get_extension, context: descriptor.context)
         (self.textsFunction, self.textExtensionProblem) = Self.textExtension(descriptor.get_extension, context: descriptor.context)
-        self.site = (sites ?? CrashGuard.FileSites(path: plugin.path, identity: nil)).site(objectName: name)
+        self.typeSite = CrashGuard.TypeSite(sites: sites ?? CrashGuard.FileSites(path: plugin.path, identity: nil), objectName: name)
+    }
+
+    /// The declared type whose objectName holds the bytes of `name`: the one at `position`, or at the mirrored
+    /// position (the linker often lays a section's records out in reverse), when it does; else the first that does.
+    private static func declaredEntry(_ name: UnsafePointer<CChar>, in declared: [PluginMetadata.TypeEntry], near position: Int) -> PluginMetadata.TypeEntry? {
+        for guess in [position, declared.count - 1 - position] where declared.indices.contains(guess) && holds(name, declared[guess].objectName) {
+            return declared[guess]
+        }
+        return declared.first { holds(name, $0.objectName) }
+    }
+
+    /// The NUL-terminated `text` as a String: `known` itself when it holds exactly the same bytes, else a new
+    /// String (whose invalid UTF-8 is repaired, as `String(cString:)` does; equal bytes are valid UTF-8, so the
+    /// two ways give equal Strings).
+    static func string(_ text: UnsafePointer<CChar>, sharing known: String?) -> String {
+        if let known, holds(text, known) { return known }
+        return String(cString: text)
+    }
+
+    /// Whether the NUL-terminated `text` holds exactly the UTF-8 bytes of `known`; no byte past `text`'s NUL is read.
+    static func holds(_ text: UnsafePointer<CChar>, _ known: String) -> Bool {
+        var known = known
+        return known.withUTF8 { bytes in
+            for index in 0..<bytes.count where text[index] == 0 || UInt8(bitPattern: text[index]) != bytes[index] { return false }
+            return text[bytes.count] == 0
+        }
     }
 
     /// The view function of the type's `missive.view.v1` extension, if it offers a usable one.
