@@ -191,7 +191,11 @@ public struct LocationMessage: MessageType, Codable, Hashable {
 extension String {
     /// The text with line breaks folded into spaces, for one-line digests.
     var oneLine: String {
-        guard contains(where: \.isNewline) else { return self }
+        // Every line break (U+000A–U+000D, U+0085, U+2028, U+2029) has a byte in 0x0A–0x0D or starts with 0xC2
+        // or 0xE2: text without those bytes, nearly all text, has none, and is not walked by Character.
+        guard utf8.contains(where: { (0x0A...0x0D).contains($0) || $0 == 0xC2 || $0 == 0xE2 }), contains(where: \.isNewline) else {
+            return self
+        }
         return split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }
