@@ -229,6 +229,11 @@ public enum MissiveJSON {
     /// A one-line reason for an error thrown while decoding content.
     public static func describe(_ error: any Error) -> String {
         switch error {
+        case DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty:
+            return "invalid value at '\(path(context))': \(context.debugDescription)"
+        case DecodingError.dataCorrupted(let context) where context.debugDescription == "The given data was not valid JSON.":
+            // What JSONDecoder says, with no path, both for broken JSON and for a value no field can hold.
+            return "invalid JSON, or a value the type cannot hold (a number out of range, a fraction for an integer, a lone surrogate)"
         case DecodingError.dataCorrupted(let context):
             return "invalid JSON: \(context.debugDescription)"
         case DecodingError.keyNotFound(let key, _):
@@ -244,7 +249,8 @@ public enum MissiveJSON {
 
     /// Where in the content a decoding error is, as `items.0.sku`, or `content` for the whole.
     private static func path(_ context: DecodingError.Context) -> String {
-        let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+        // An array's element is its index (JSONDecoder's key spells it `Index 0`).
+        let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         return path.isEmpty ? "content" : path
     }
 

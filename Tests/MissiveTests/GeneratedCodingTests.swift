@@ -433,11 +433,28 @@ func checkAgreement<T: MissiveJSONValue & Equatable>(
         #expect(reason(#"{"extra":"x"}"#) == "missing field 'content'")
         #expect(reason(#"{"content":1}"#) == "wrong type at 'content': expected a string")
         #expect(reason(#"{"content":null}"#) == "wrong type at 'content': expected a string, found null")
-        #expect(reason(#"{"content":"x""#) == "invalid JSON: The given data was not valid JSON.")
+        #expect(reason(#"{"content":"x""#) == "invalid JSON, or a value the type cannot hold (a number out of range, a fraction for an integer, a lone surrogate)")
         #expect(reason(#"{"content":"x","extra":"y","more":[1,{"a":null}]}"#) == nil)
-        #expect(reason(#"{"content":"x"} x"#) == "invalid JSON: The given data was not valid JSON.")
+        #expect(reason(#"{"content":"x"} x"#) == "invalid JSON, or a value the type cannot hold (a number out of range, a fraction for an integer, a lone surrogate)")
         let location = Data(#"{"latitude":91,"longitude":0}"#.utf8)
         #expect(throws: MissiveError.self) { try LocationMessage(decoding: location) }
+    }
+
+    /// A refusal names the member it is about, an array's element by its index, and says what a value without
+    /// a path may be.
+    @Test func refusalReasonsNameTheMember() {
+        func reason(_ json: String) -> String? {
+            do {
+                _ = try MissiveJSON.decoder.decode(ReasonProbe.self, from: Data(json.utf8))
+                return nil
+            } catch {
+                return MissiveJSON.describe(error)
+            }
+        }
+        #expect(reason(#"{"tags":["a",null]}"#) == "wrong type at 'tags.1': expected a string, found null")
+        #expect(reason(#"{"tags":[],"mood":"angry"}"#)?.hasPrefix("invalid value at 'mood': ") == true)
+        #expect(reason(#"{"tags":[],"level":256}"#)?.contains("a number out of range") == true)
+        #expect(reason(#"{"tags":[]}"#) == nil)
     }
 
     /// JSONDecoder takes the first of two members with the same key; the fast path leaves such content to it.
@@ -490,4 +507,12 @@ func checkAgreement<T: MissiveJSONValue & Equatable>(
         // A number JSON cannot hold: JSONEncoder's error.
         #expect(throws: EncodingError.self) { try MissiveJSON.encode([Double.nan]) }
     }
+}
+
+/// Content with an array, an enum and a small integer, for the wording of refusals.
+private struct ReasonProbe: Codable {
+    enum Mood: String, Codable { case happy }
+    var tags: [String]
+    var mood: Mood?
+    var level: UInt8?
 }
