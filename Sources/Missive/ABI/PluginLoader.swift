@@ -355,9 +355,3 @@ private final class HostInfo: @unchecked Sendable {
         return body(&host)
     }
 }
-
-/// The version of this Missive library.
-public enum MissiveVersion {
-    /// The version, as `major.minor.patch`.
-    public static let string = "0.6.0"
-}
