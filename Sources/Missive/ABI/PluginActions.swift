@@ -20,7 +20,7 @@ package struct ActionDescriptor: @unchecked Sendable {
 }
 
 /// What one call of an action's function gave.
-package struct ActionOutput: Sendable, Hashable {
+package struct ActionFunctionOutput: Sendable, Hashable {
     /// The status it returned, as returned.
     package let status: Int32
     /// What it wrote (before the reason mark, when it failed).
@@ -42,9 +42,9 @@ package struct ActionOutput: Sendable, Hashable {
 
 /// A plugin action that loaded: its declaration, its function prepared for libffi, the type whose handles
 /// it takes (message actions) and the example arguments it declares for the conformance suite.
-package final class PluginAction: Sendable {
+package final class LoadedAction: Sendable {
     /// The declaration, as hosts see it.
-    package let info: MessageAction
+    package let info: ActionDeclaration
     /// The function and its prepared call interface.
     package let function: ActionFunction
     /// For a message action, the plugin's type it acts on; a message of another type is never passed.
@@ -60,7 +60,7 @@ package final class PluginAction: Sendable {
     let site: CrashGuard.Site
 
     init(
-        info: MessageAction, function: ActionFunction, type: PluginType?, symbol: String?, examples: [[ActionArgument]], examplesProblem: String?,
+        info: ActionDeclaration, function: ActionFunction, type: PluginType?, symbol: String?, examples: [[ActionArgument]], examplesProblem: String?,
         site: CrashGuard.Site
     ) {
         (self.info, self.function, self.type, self.symbol, self.examples, self.examplesProblem) = (info, function, type, symbol, examples, examplesProblem)
@@ -69,9 +69,9 @@ package final class PluginAction: Sendable {
 
     /// Runs a composer action, which takes no message, through `function` (its own, or a counting one in
     /// front of it): the status, what it wrote and the reason after the mark.
-    package func compose(through function: ActionFunction? = nil, _ values: [ActionValue]) -> ActionOutput {
+    package func compose(through function: ActionFunction? = nil, _ values: [ActionValue]) -> ActionFunctionOutput {
         let function = function ?? self.function
-        return ActionOutput(CrashGuard.run(site, .action) {
+        return ActionFunctionOutput(CrashGuard.run(site, .action) {
             PluginSinks.collectingBytes { sink in function.call(message: nil, values: values, sink: UnsafeRawPointer(sink)) }
         })
     }
@@ -156,9 +156,9 @@ enum PluginActions {
     static func resolve(
         _ declared: [Result<ActionDescriptor, MissiveError>], metadata: PluginMetadata, types: [PluginType], library: DynamicLibrary, info: PluginInfo,
         site: CrashGuard.Site
-    ) -> (actions: [PluginAction], rejections: [MissiveError]) {
+    ) -> (actions: [LoadedAction], rejections: [MissiveError]) {
         var rejections: [MissiveError] = []
-        var actions: [PluginAction] = []
+        var actions: [LoadedAction] = []
         var unmatched = metadata.actions
         var seen: Set<String> = []
         for result in declared {
@@ -193,7 +193,7 @@ enum PluginActions {
     private static func resolve(
         _ action: ActionDescriptor, entry: PluginMetadata.ActionEntry?, types: [PluginType], library: DynamicLibrary, info: PluginInfo,
         site: CrashGuard.Site
-    ) throws(MissiveError) -> PluginAction {
+    ) throws(MissiveError) -> LoadedAction {
         func refuse(_ message: String, code: MissiveError.Code = .invalidAction) -> MissiveError {
             MissiveError(code, message, file: info.path, objectName: action.objectName, action: action.id)
         }
@@ -245,10 +245,10 @@ enum PluginActions {
             throw refuse(error.description)
         }
         let (examples, examplesProblem) = Self.examples(action.examples, signature: signature)
-        let description = MessageAction(
+        let description = ActionDeclaration(
             kind: action.kind, id: action.id, objectName: action.objectName, title: action.title, icon: action.icon, priority: action.priority,
             yields: action.yields, signature: signature, plugin: info)
-        return PluginAction(info: description, function: function, type: type, symbol: symbol, examples: examples, examplesProblem: examplesProblem,
+        return LoadedAction(info: description, function: function, type: type, symbol: symbol, examples: examples, examplesProblem: examplesProblem,
                             site: type?.site ?? site)
     }
 

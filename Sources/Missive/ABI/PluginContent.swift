@@ -216,10 +216,10 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
     /// Runs a message action's function on this message's handle, through `function` (the action's own, or
     /// a counting one in front of it): the status, what it wrote, and the reason after the mark. `nil` when
     /// the action takes messages of another type than this one, whose handles it must never see.
-    package func run(_ action: PluginAction, through function: ActionFunction? = nil, _ values: [ActionValue]) -> ActionOutput? {
+    package func run(_ action: LoadedAction, through function: ActionFunction? = nil, _ values: [ActionValue]) -> ActionFunctionOutput? {
         guard action.type === type else { return nil }
         let function = function ?? action.function
-        return ActionOutput(CrashGuard.run(type.site, .action) {
+        return ActionFunctionOutput(CrashGuard.run(type.site, .action) {
             PluginSinks.collectingBytes { sink in function.call(message: handle, values: values, sink: UnsafeRawPointer(sink)) }
         })
     }

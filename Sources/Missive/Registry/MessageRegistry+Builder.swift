@@ -74,7 +74,7 @@ extension MessageRegistry {
             }
             let refused = register(containers: plugin.containers, types: entries, origin: .plugin(plugin.info), file: plugin.info.path)
             return refused + plugin.actionRejections
-                + register(actions: plugin.pluginActions.map { RegisteredAction(info: $0.info, source: .loaded($0)) }, plugin: plugin.info)
+                + register(actions: plugin.loadedActions.map { RegisteredAction(info: $0.info, source: .loaded($0)) }, plugin: plugin.info)
         }
 
         /// Registers every container, type and action a not-yet-loaded plugin's metadata declares; see
@@ -99,7 +99,7 @@ extension MessageRegistry {
             var actions: [RegisteredAction] = []
             for entry in plugin.metadata.actions {
                 do {
-                    actions.append(RegisteredAction(info: try MessageAction(entry, plugin: plugin.info), source: .deferred(plugin)))
+                    actions.append(RegisteredAction(info: try ActionDeclaration(entry, plugin: plugin.info), source: .deferred(plugin)))
                 } catch {
                     refused.append(error)
                 }
