@@ -136,6 +136,7 @@ public protocol MessageTextContent {
     var pushContent: String? { get }
 }
 
+/// The old name of ``MessageTextContent``.
 @available(*, deprecated, renamed: "MessageTextContent")
 public typealias MessageContentView = MessageTextContent
 
