@@ -3,7 +3,7 @@ import MissivePluginKit
 
 /// A sticker: a remote image with its MIME type and size. A media type.
 @MissiveMessage("demo:sticker", businessID: "sticker", persistence: .counted)
-struct StickerMessage: Codable, MessageContentView, MediaMessageContent {
+struct StickerMessage: Codable, MessageTextContent, MediaMessageContent {
     var pack: String
     var name: String
     var url: String

@@ -4,7 +4,7 @@ import MissivePluginKit
 /// A text with a link, as in the classic custom-message tutorial. Its digest is the text; its action, Open,
 /// gives the link to open.
 @MissiveMessage("demo:link", businessID: "text_link", persistence: .counted)
-struct LinkMessage: Codable, MessageContentView {
+struct LinkMessage: Codable, MessageTextContent {
     var text: String
     var link: String
 
@@ -52,7 +52,7 @@ extension LinkMessage: MessageViewContent {
 /// Searchable by question and options, counted as unread. People vote with its `vote` action (a second vote
 /// by the same voter moves it), and the composer's Poll item creates one.
 @MissiveMessage("demo:poll", businessID: "poll", persistence: .counted)
-struct PollMessage: Codable, MessageContentView {
+struct PollMessage: Codable, MessageTextContent {
     var question: String
     var options: [String]
     /// The votes for each option, in the order of `options`; absent before anyone votes. Added after the
@@ -152,7 +152,7 @@ extension PollMessage: MessageViewContent {
 
 /// A typing indicator: a status message, never stored and never pushed.
 @MissiveMessage("demo:typing", persistence: .status)
-struct TypingMessage: Codable, MessageContentView {
+struct TypingMessage: Codable, MessageTextContent {
     var userID: String
     var isTyping: Bool
 

@@ -8,7 +8,7 @@ import MissivePluginKit
 
 /// `m.text`: a plain message.
 @MissiveMessage("matrix:text", container: "m.room.message", businessID: "m.text", persistence: .counted)
-struct MatrixText: Codable, MessageContentView {
+struct MatrixText: Codable, MessageTextContent {
     var msgtype: String
     var body: String
     var format: String?
@@ -46,7 +46,7 @@ extension MatrixText: MessageViewContent {
 
 /// `m.notice`: a message from a bot; kept, but not counted as unread.
 @MissiveMessage("matrix:notice", container: "m.room.message", businessID: "m.notice", persistence: .persisted)
-struct MatrixNotice: Codable, MessageContentView {
+struct MatrixNotice: Codable, MessageTextContent {
     var msgtype: String
     var body: String
 
@@ -77,7 +77,7 @@ extension MatrixNotice: MessageViewContent {
 
 /// `m.emote`: an action, shown as `* sender waves`.
 @MissiveMessage("matrix:emote", container: "m.room.message", businessID: "m.emote", persistence: .counted)
-struct MatrixEmote: Codable, MessageContentView {
+struct MatrixEmote: Codable, MessageTextContent {
     var msgtype: String
     var body: String
 

@@ -128,7 +128,7 @@ public protocol MessagePersistence {
 ///
 /// A type that also conforms to ``MessageViewContent`` describes a rendered view; without it, hosts show a
 /// default view made from the digest and the media reference.
-public protocol MessageContentView {
+public protocol MessageTextContent {
     /// The one-line text a conversation list shows when this is the last message.
     var digest: String { get }
 
@@ -136,7 +136,11 @@ public protocol MessageContentView {
     var pushContent: String? { get }
 }
 
-extension MessageContentView {
+/// The old name of ``MessageTextContent``.
+@available(*, deprecated, renamed: "MessageTextContent")
+public typealias MessageContentView = MessageTextContent
+
+extension MessageTextContent {
     /// The digest.
     public var pushContent: String? { digest }
 }
@@ -168,8 +172,8 @@ public protocol MediaMessageContent {
     var media: MediaReference { get }
 }
 
-/// Everything a message type provides: coding, persistence and its content view.
-public typealias MessageType = MessageCoding & MessagePersistence & MessageContentView
+/// Everything a message type provides: coding, persistence and its text.
+public typealias MessageType = MessageCoding & MessagePersistence & MessageTextContent
 
 /// The JSON coders Missive's Codable defaults use.
 public enum MissiveJSON {

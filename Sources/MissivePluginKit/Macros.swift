@@ -2,13 +2,13 @@
 
 /// Declares a Swift type as a Missive message type.
 ///
-/// Attach it to a struct at file scope that conforms to ``MessageContentView`` (and, for a media type,
+/// Attach it to a struct at file scope that conforms to ``MessageTextContent`` (and, for a media type,
 /// ``MediaMessageContent``, declared on the struct itself) and implements the rest of ``MessageCoding``
 /// (for a `Codable` struct, only ``MessageCoding/examples``):
 ///
 /// ```swift
 /// @MissiveMessage("demo:link", businessID: "text_link", persistence: .counted)
-/// struct LinkMessage: Codable, MessageContentView {
+/// struct LinkMessage: Codable, MessageTextContent {
 ///     var text: String
 ///     var link: String
 ///     static var examples: [LinkMessage] { [LinkMessage(text: "Missive", link: "https://example.com")] }

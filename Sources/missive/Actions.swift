@@ -143,7 +143,7 @@ func reportActionError(_ error: MissiveError, format: OutputFormat) {
 extension JSONWriter {
     /// An action's declaration: kind, id, objectName, title, icon, priority, yields, signature, parameters
     /// and plugin.
-    mutating func action(_ action: MessageAction) {
+    mutating func action(_ action: ActionDeclaration) {
         beginObject()
         field("kind", action.kind.rawValue)
         field("id", action.id)

@@ -85,10 +85,10 @@ import Testing
     @Test func theRefusalsCheckFailsWhenWrongArgumentsGetThrough() throws {
         let path = try Fixtures.stage(["ActionTypes"]) + "/libActionTypes.so"
         let context = CheckContext(path: path, seed: 1, against: [])
-        #expect(ActionChecks.refusals(context, validate: ActionArguments.values) == .passed)
+        #expect(ActionChecks.refusals(context, validate: ActionArgumentChecker.values) == .passed)
         // A check that ignores what it is given and passes valid values instead.
-        let lenient: ([ActionArgument], MessageAction) throws(MissiveError) -> [ActionValue] = { _, action throws(MissiveError) in
-            try ActionArguments.values(ActionChecks.defaults(for: action.signature), for: action)
+        let lenient: ([ActionArgument], ActionDeclaration) throws(MissiveError) -> [ActionValue] = { _, action throws(MissiveError) in
+            try ActionArgumentChecker.values(ActionChecks.defaults(for: action.signature), for: action)
         }
         guard case .failed(_, let seen) = ActionChecks.refusals(context, validate: lenient) else {
             Issue.record("the check passed although every wrong argument got through")

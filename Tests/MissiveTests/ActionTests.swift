@@ -313,11 +313,11 @@ import Testing
     @Test func aCountingClosureForwardsEveryCall() throws {
         let result = try Self.registry(["ActionTypes"])
         let plugin = try #require(result.plugins.first)
-        let action = try #require(plugin.pluginActions.first { $0.info.id == "around" })
+        let action = try #require(plugin.loadedActions.first { $0.info.id == "around" })
         let (counting, counter) = try action.function.counting()
         let message = Self.fixtureMessage(result.registry)
         let content = try #require(message.content as? PluginContent)
-        let values = try ActionArguments.values([42, "through a closure"], for: action.info)
+        let values = try ActionArgumentChecker.values([42, "through a closure"], for: action.info)
         let output = try #require(content.run(action, through: counting, values))
         #expect(output.succeeded)
         #expect(output.bytes.text.contains(#""before":42,"after":"through a closure""#))

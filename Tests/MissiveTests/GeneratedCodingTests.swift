@@ -81,7 +81,7 @@ struct PlainCodable: Codable, Equatable {
 
 /// `@MissiveMessage` on a Codable struct: generated coding, decoded in place.
 @MissiveMessage("test:generated", persistence: .persisted)
-struct GeneratedMessage: Codable, MessageContentView, Equatable {
+struct GeneratedMessage: Codable, MessageTextContent, Equatable {
     var title: String
     var tags: [String]?
     static var examples: [GeneratedMessage] { [GeneratedMessage(title: "a", tags: ["b"])] }
@@ -90,7 +90,7 @@ struct GeneratedMessage: Codable, MessageContentView, Equatable {
 
 /// `@MissiveMessage` on a struct with its own `init(decoding:)`: generated coding, but a copy for the init.
 @MissiveMessage("test:validated", persistence: .persisted)
-struct ValidatedMessage: Codable, MessageContentView, Equatable {
+struct ValidatedMessage: Codable, MessageTextContent, Equatable {
     var title: String
     static var examples: [ValidatedMessage] { [ValidatedMessage(title: "a")] }
     init(title: String) { self.title = title }
@@ -103,7 +103,7 @@ struct ValidatedMessage: Codable, MessageContentView, Equatable {
 
 /// `@MissiveMessage` on a struct with `CodingKeys`: the Codable path.
 @MissiveMessage("test:keyed", persistence: .persisted)
-struct KeyedMessage: Codable, MessageContentView {
+struct KeyedMessage: Codable, MessageTextContent {
     var title: String
     enum CodingKeys: String, CodingKey { case title = "t" }
     static var examples: [KeyedMessage] { [KeyedMessage(title: "a")] }

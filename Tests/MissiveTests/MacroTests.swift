@@ -108,7 +108,7 @@ import Testing
         let plan = try #require(
             try Self.plan(
                 """
-                struct Poll: Codable, MessageContentView {
+                struct Poll: Codable, MessageTextContent {
                     var question: String
                     var votes: [Int]?
                     var `default`: Money

@@ -6,7 +6,7 @@ import Testing
 
 /// A type compiled into the tests, whose actions take every parameter type the Swift SDK supports.
 @MissiveMessage("test:all-types", persistence: .persisted)
-struct AllTypesMessage: Codable, MessageContentView {
+struct AllTypesMessage: Codable, MessageTextContent {
     var text: String
 
     static var examples: [AllTypesMessage] { [AllTypesMessage(text: "example")] }

@@ -143,7 +143,7 @@ enum Actions {
             return action
         }
         let functions = try actions.map { try registry.function(of: $0) }
-        let values = try zip(shapes, actions).map { shape, action in try ActionArguments.values(shape.arguments.map { ActionArgument(json: $0) }, for: action) }
+        let values = try zip(shapes, actions).map { shape, action in try ActionArgumentChecker.values(shape.arguments.map { ActionArgument(json: $0) }, for: action) }
         guard let loopAddress = dlsym(dlopen(directory + "/libbenchactions.so", RTLD_NOW | RTLD_LOCAL), "bench_ffi_loop") else {
             throw BenchError("bench_ffi_loop is missing")
         }
@@ -193,8 +193,8 @@ enum Actions {
                 }
             }
             let libffi = [2, 4, 6].map { libffiLoop(Int32($0), Int64(calls)) }
-            let jsonTime = perCall { (0..<calls).reduce(0) { sum, _ in sum &+ ((try? ActionArguments.values(json, for: actions[2]).count) ?? 0) } }
-            let typedTime = perCall { (0..<calls).reduce(0) { sum, _ in sum &+ ((try? ActionArguments.values(typed, for: actions[2]).count) ?? 0) } }
+            let jsonTime = perCall { (0..<calls).reduce(0) { sum, _ in sum &+ ((try? ActionArgumentChecker.values(json, for: actions[2]).count) ?? 0) } }
+            let typedTime = perCall { (0..<calls).reduce(0) { sum, _ in sum &+ ((try? ActionArgumentChecker.values(typed, for: actions[2]).count) ?? 0) } }
             // A whole composer action through the registry, for scale: 1/100 of the calls.
             var composeTime = 0.0
             if let rate {
@@ -230,7 +230,7 @@ enum Actions {
         print("")
         print("| argument check and conversion, apart from the call | ns per call, median (min–max) |")
         print("|---|---|")
-        print("| 5 JSON arguments as written (`ActionArguments.values`) | \(result.checkJSON.summary(1)) |")
+        print("| 5 JSON arguments as written (`ActionArgumentChecker.values`) | \(result.checkJSON.summary(1)) |")
         print("| the same from typed Swift values | \(result.checkTyped.summary(1)) |")
         print("| a whole composer action through the registry (`demo.rating.create`: check, call, decode, envelope) | \(result.compose.summary(0)) |")
         print("")

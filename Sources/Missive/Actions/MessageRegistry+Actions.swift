@@ -12,24 +12,24 @@ public enum ActionResult: Sendable {
 
 extension MessageRegistry {
     /// Every composer action, in menu order: higher priority first, then by title.
-    public var composerActions: [MessageAction] {
-        registeredActions.map(\.info).filter { $0.kind == .composer }.sorted(by: MessageAction.menuOrder)
+    public var composerActions: [ActionDeclaration] {
+        registeredActions.map(\.info).filter { $0.kind == .composer }.sorted(by: ActionDeclaration.menuOrder)
     }
 
     /// Every message action of every type, by type and then in menu order.
-    public var messageActions: [MessageAction] {
+    public var messageActions: [ActionDeclaration] {
         registeredActions.map(\.info).filter { $0.kind == .message }.sorted {
-            $0.objectName != $1.objectName ? $0.objectName < $1.objectName : MessageAction.menuOrder($0, $1)
+            $0.objectName != $1.objectName ? $0.objectName < $1.objectName : ActionDeclaration.menuOrder($0, $1)
         }
     }
 
     /// The actions of messages of the type `objectName`, in menu order.
-    public func actions(forType objectName: String) -> [MessageAction] {
-        registeredActions.map(\.info).filter { $0.kind == .message && $0.objectName == objectName }.sorted(by: MessageAction.menuOrder)
+    public func actions(forType objectName: String) -> [ActionDeclaration] {
+        registeredActions.map(\.info).filter { $0.kind == .message && $0.objectName == objectName }.sorted(by: ActionDeclaration.menuOrder)
     }
 
     /// The actions a message offers, in menu order: its type's, none for an unknown message.
-    public func actions(for message: Message) -> [MessageAction] {
+    public func actions(for message: Message) -> [ActionDeclaration] {
         guard message.isKnown else { return [] }
         return actions(forType: message.content.objectName)
     }
@@ -37,12 +37,12 @@ extension MessageRegistry {
     /// The function of a listed action, with its call interface prepared: for the benchmarks, which call it
     /// directly and through `ffi_call` to compare the two.
     @_spi(Benchmarks)
-    public func function(of action: MessageAction) throws(MissiveError) -> ActionFunction {
+    public func function(of action: ActionDeclaration) throws(MissiveError) -> ActionFunction {
         try loadedAction(action).function
     }
 
     /// The loaded action a listed one stands for, loading its plugin on first use: for the conformance suite.
-    package func loadedAction(_ action: MessageAction) throws(MissiveError) -> PluginAction {
+    package func loadedAction(_ action: ActionDeclaration) throws(MissiveError) -> LoadedAction {
         let index = action.kind == .composer
             ? composerActionIndex[action.id] : messageActionIndex[RegisteredAction.MessageKey(objectName: action.objectName, id: action.id)]
         guard let index, registeredActions[index].info == action else {
@@ -60,7 +60,7 @@ extension MessageRegistry {
     /// Performs the action `actionID` of a message's type on the message.
     ///
     /// The arguments are checked against the action's signature before the plugin is called (see
-    /// ``MessageAction/parameters``), converted to C values and passed, with the message's handle, through
+    /// ``ActionDeclaration/parameters``), converted to C values and passed, with the message's handle, through
     /// libffi. An action that yields content gives the message new content: the registry decodes it with the
     /// same type before accepting it and carries over the members of the received content the type does not
     /// know, as ``edit(_:content:)`` does; `message` itself is never changed. An action that yields a URL
@@ -86,7 +86,7 @@ extension MessageRegistry {
         }
         let action = try registeredActions[index].loaded()
         let info = action.info
-        let values = try ActionArguments.values(arguments, for: info)
+        let values = try ActionArgumentChecker.values(arguments, for: info)
         guard let content = message.content as? PluginContent, let output = content.run(action, values) else {
             throw MissiveError(.noSuchAction, "the message was not decoded by the plugin that declares the action", file: info.plugin.path,
                                objectName: objectName, action: actionID)
@@ -128,7 +128,7 @@ extension MessageRegistry {
         }
         let action = try registeredActions[index].loaded()
         let info = action.info
-        let output = action.compose(try ActionArguments.values(arguments, for: info))
+        let output = action.compose(try ActionArgumentChecker.values(arguments, for: info))
         try Self.check(output, of: info)
         do {
             return try compose(objectName: info.objectName, content: output.bytes, id: id, conversationID: conversationID, senderID: senderID, sentAt: sentAt,
@@ -140,7 +140,7 @@ extension MessageRegistry {
     }
 
     /// Throws the error an action's status other than `MISSIVE_OK` stands for.
-    private static func check(_ output: ActionOutput, of action: MessageAction) throws(MissiveError) {
+    private static func check(_ output: ActionFunctionOutput, of action: ActionDeclaration) throws(MissiveError) {
         guard !output.succeeded else { return }
         let because = output.reason.map { ": \($0)" } ?? " (the plugin gave no reason)"
         if output.refusedArguments {

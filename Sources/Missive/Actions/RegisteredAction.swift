@@ -3,17 +3,17 @@ struct RegisteredAction: Sendable {
     /// Where the function is.
     enum Source: Sendable {
         /// A loaded plugin's action.
-        case loaded(PluginAction)
+        case loaded(LoadedAction)
         /// An action of a plugin registered from its metadata, loaded on first use.
         case deferred(DeferredPlugin)
     }
 
     /// The declaration.
-    let info: MessageAction
+    let info: ActionDeclaration
     let source: Source
 
     /// The loaded action, loading its plugin on first use.
-    func loaded() throws(MissiveError) -> PluginAction {
+    func loaded() throws(MissiveError) -> LoadedAction {
         switch source {
         case .loaded(let action): return action
         case .deferred(let plugin): return try plugin.action(info).get()
@@ -27,7 +27,7 @@ struct RegisteredAction: Sendable {
     }
 }
 
-extension MessageAction {
+extension ActionDeclaration {
     /// The declaration of a metadata record, or why the loader would refuse it.
     init(_ entry: PluginMetadata.ActionEntry, plugin: PluginInfo) throws(MissiveError) {
         func refuse(_ message: String) -> MissiveError {

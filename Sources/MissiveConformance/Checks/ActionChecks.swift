@@ -38,7 +38,7 @@ enum ActionChecks {
             context.withActionRegistry { registry in
                 var problems: [String] = []
                 for action in registry.composerActions + registry.messageActions where action.plugin.path == context.path {
-                    let loaded: PluginAction
+                    let loaded: LoadedAction
                     do throws(MissiveError) {
                         loaded = try registry.loadedAction(action)
                     } catch {
@@ -70,7 +70,7 @@ enum ActionChecks {
                             + "range, numbers that are not finite, NULs, invalid UTF-8 and lone surrogates are refused, naming the parameter; a libffi "
                             + "closure in front of each function counts no call until a valid one.",
                          requires: ["actions.metadata", "actions.declared", "examples.decode"]) { context in
-            refusals(context, validate: ActionArguments.values)
+            refusals(context, validate: ActionArgumentChecker.values)
         },
         ConformanceCheck(id: "actions.strings", level: 5,
                          summary: "Empty, long (up to the 1 MiB limit) and odd strings (controls, bidi overrides, escapes, noncharacters, emoji "
@@ -133,7 +133,7 @@ enum ActionChecks {
 
     /// One call of an action: on a message (for a message action) with arguments.
     struct ExampleCall: Sendable, CustomStringConvertible {
-        let action: MessageAction
+        let action: ActionDeclaration
         let message: Message?
         let arguments: [ActionArgument]
 
@@ -165,7 +165,7 @@ enum ActionChecks {
     }
 
     /// Every example call of an action: each argument list, on each example of its type for a message action.
-    static func calls(of action: PluginAction, registry: MessageRegistry) -> [ExampleCall] {
+    static func calls(of action: LoadedAction, registry: MessageRegistry) -> [ExampleCall] {
         guard action.info.kind == .message else { return action.examples.map { ExampleCall(action: action.info, message: nil, arguments: $0) } }
         return messageExamples(of: action, registry: registry).flatMap { message in
             action.examples.map { ExampleCall(action: action.info, message: message, arguments: $0) }
@@ -173,7 +173,7 @@ enum ActionChecks {
     }
 
     /// The examples of a message action's type, decoded through the registry.
-    private static func messageExamples(of action: PluginAction, registry: MessageRegistry) -> [Message] {
+    private static func messageExamples(of action: LoadedAction, registry: MessageRegistry) -> [Message] {
         guard let type = action.type else { return [] }
         return type.examples.map { example in
             registry.decode(Envelope(id: "check", conversationID: "check", senderID: "check", sentAt: 0, objectName: type.objectName, content: example))
@@ -251,9 +251,9 @@ enum ActionChecks {
         }
     }
 
-    /// `actions.refusals`, with the argument check it holds hosts to: ``ActionArguments/values(_:for:)``,
+    /// `actions.refusals`, with the argument check it holds hosts to: ``ActionArgumentChecker/values(_:for:)``,
     /// or another for the check's own tests.
-    static func refusals(_ context: CheckContext, validate: @escaping ([ActionArgument], MessageAction) throws(MissiveError) -> [ActionValue]) -> CheckOutcome {
+    static func refusals(_ context: CheckContext, validate: @escaping ([ActionArgument], ActionDeclaration) throws(MissiveError) -> [ActionValue]) -> CheckOutcome {
         context.withActionRegistry { registry in
             var problems: [String] = []
             for action in registry.composerActions + registry.messageActions where action.plugin.path == context.path {
@@ -300,7 +300,7 @@ enum ActionChecks {
                 if counter.calls > 0 { found.insert("\(action.id) was called \(counter.calls) times with arguments it should never see", at: 0) }
                 problems += found
                 // A valid call goes through the closure: it counts, so the zero above means something.
-                if let values = try? ActionArguments.values(base, for: action) {
+                if let values = try? ActionArgumentChecker.values(base, for: action) {
                     let before = counter.calls
                     call(values)
                     if counter.calls != before + 1 { problems.append("\(action.id): a valid call was not counted") }
@@ -314,7 +314,7 @@ enum ActionChecks {
 extension CheckContext {
     /// Runs `body` with the plugin's actions judged as the loader judges them; skips the check when the
     /// plugin declares none.
-    func withJudgedActions(_ body: ((actions: [PluginAction], rejections: [MissiveError])) -> CheckOutcome) -> CheckOutcome {
+    func withJudgedActions(_ body: ((actions: [LoadedAction], rejections: [MissiveError])) -> CheckOutcome) -> CheckOutcome {
         guard case .success(let metadata) = metadata, case .success(let probe) = probe else { return .skipped("metadata or descriptor unavailable") }
         if metadata.actions.isEmpty && probe.actions.isEmpty { return .skipped("the plugin declares no action") }
         return body(probe.judgeActions(metadata: metadata))

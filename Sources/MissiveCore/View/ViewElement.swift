@@ -305,3 +305,18 @@ public enum ViewBuilder {
     public static func buildArray(_ parts: [[ViewElement]]) -> [ViewElement] { parts.flatMap { $0 } }
     public static func buildLimitedAvailability(_ part: [ViewElement]) -> [ViewElement] { part }
 }
+
+extension ViewElement {
+    /// The view a host shows for a type that describes none: the digest as body text, and for a media type
+    /// its media (an image for `image/*` with an http or https URL, else a link to the media).
+    public static func defaultView(digest: String, media: MediaReference?) -> ViewElement {
+        guard let media, let url = media.remoteURL, ViewSanitizer.isAllowedURL(url) else { return .text(digest) }
+        if media.mimeType.lowercased().hasPrefix("image/") {
+            return .image(url: url, alt: digest)
+        }
+        return .vstack {
+            ViewElement.text(digest)
+            ViewElement.link("Open \(media.mimeType)", url: url)
+        }
+    }
+}

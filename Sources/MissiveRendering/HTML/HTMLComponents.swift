@@ -42,14 +42,14 @@ public struct HTMLComponents: Sendable {
     public var unsupportedCard: @Sendable (_ card: UnsupportedCard) -> String
     /// A message's actions (``TranscriptMessage/actions``) as buttons, inside the bubble under the content;
     /// `layout` draws elements with these components.
-    public var actionBar: @Sendable (_ actions: [MessageAction], _ layout: HTMLLayout) -> String
+    public var actionBar: @Sendable (_ actions: [ActionDeclaration], _ layout: HTMLLayout) -> String
     /// The CSS of the page's one `<style>` element. It is the app's own text, never a sender's; the
     /// renderer still writes any `</` in it as `<\/`, so that it cannot close the element.
     public var stylesheet: String
 
     /// The standard action bar: `<div class="actions" role="group">` holding one button element per action,
     /// with its id in `data-action` for a page's own script to act on.
-    public static let standardActionBar: @Sendable ([MessageAction], HTMLLayout) -> String = { actions, layout in
+    public static let standardActionBar: @Sendable ([ActionDeclaration], HTMLLayout) -> String = { actions, layout in
         "<div class=\"actions\" role=\"group\">" + actions.map { layout.draw(.button($0.title, action: $0.id)) }.joined() + "</div>"
     }
 
@@ -107,7 +107,7 @@ public struct HTMLComponents: Sendable {
         dateSeparator: @escaping @Sendable (String) -> String,
         unsupportedCard: @escaping @Sendable (UnsupportedCard) -> String,
         stylesheet: String,
-        actionBar: @escaping @Sendable ([MessageAction], HTMLLayout) -> String = HTMLComponents.standardActionBar
+        actionBar: @escaping @Sendable ([ActionDeclaration], HTMLLayout) -> String = HTMLComponents.standardActionBar
     ) {
         self.elements = elements
         self.bubble = bubble

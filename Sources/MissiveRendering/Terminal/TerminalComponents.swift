@@ -40,10 +40,10 @@ public struct TerminalComponents: Sendable {
     public var unsupportedCard: @Sendable (_ card: UnsupportedCard, _ width: Int) -> TerminalBlock
     /// A message's actions (``TranscriptMessage/actions``) as buttons, inside the bubble under the content;
     /// `layout` draws elements with these components.
-    public var actionBar: @Sendable (_ actions: [MessageAction], _ width: Int, _ layout: TerminalLayout) -> TerminalBlock
+    public var actionBar: @Sendable (_ actions: [ActionDeclaration], _ width: Int, _ layout: TerminalLayout) -> TerminalBlock
 
     /// The standard action bar: a horizontal stack of one button per action, which wraps when it does not fit.
-    public static let standardActionBar: @Sendable ([MessageAction], Int, TerminalLayout) -> TerminalBlock = { actions, width, layout in
+    public static let standardActionBar: @Sendable ([ActionDeclaration], Int, TerminalLayout) -> TerminalBlock = { actions, width, layout in
         layout.draw(.stack(ViewStack(axis: .horizontal, spacing: 1, children: actions.map { .button($0.title, action: $0.id) })), width: width)
     }
 
@@ -116,7 +116,7 @@ public struct TerminalComponents: Sendable {
         quotedPreview: @escaping @Sendable (QuotedPreview, Int) -> TerminalBlock,
         dateSeparator: @escaping @Sendable (String, Int) -> TerminalBlock,
         unsupportedCard: @escaping @Sendable (UnsupportedCard, Int) -> TerminalBlock,
-        actionBar: @escaping @Sendable ([MessageAction], Int, TerminalLayout) -> TerminalBlock = TerminalComponents.standardActionBar
+        actionBar: @escaping @Sendable ([ActionDeclaration], Int, TerminalLayout) -> TerminalBlock = TerminalComponents.standardActionBar
     ) {
         self.elements = elements
         self.bubble = bubble

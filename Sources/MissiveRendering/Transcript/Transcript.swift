@@ -126,7 +126,7 @@ public struct TranscriptMessage: Sendable {
     public let replyCount: Int
     /// The actions of its type that its view does not already show as buttons, in menu order: renderers
     /// draw them as buttons under the content. None for unknown messages.
-    public let actions: [MessageAction]
+    public let actions: [ActionDeclaration]
 }
 
 /// A conversation laid out for drawing: messages with their options and decorations, and date separators.
@@ -168,7 +168,7 @@ public struct Transcript: Sendable {
     public init(
         messages: [Message], currentUserID: String? = nil, clock: TranscriptClock = TranscriptClock(),
         resolver: any MessageLayoutResolving = DefaultLayoutResolver(), authorName: @Sendable (String) -> String = { $0 },
-        actions: (Message) -> [MessageAction] = { _ in [] }, replyCounts replyCountsGiven: [String: Int]? = nil,
+        actions: (Message) -> [ActionDeclaration] = { _ in [] }, replyCounts replyCountsGiven: [String: Int]? = nil,
         original: (String) -> Message? = { _ in nil }
     ) {
         // In the order sent, each id once: a message received twice (a retry, a resync) is drawn once, and one
@@ -211,7 +211,7 @@ public struct Transcript: Sendable {
                 lastDay = day
             }
             let body: TranscriptMessage.Body
-            var offered: [MessageAction] = []
+            var offered: [ActionDeclaration] = []
             if let unknown = message.unknown {
                 body = .unsupported(UnsupportedCard(unknown))
             } else {

@@ -3,7 +3,7 @@ import MissivePluginKit
 
 /// An order card from Acme's shop: the order number, its total and what was bought.
 @MissiveMessage("acme:order", businessID: "order", persistence: .counted)
-struct OrderMessage: Codable, MessageContentView {
+struct OrderMessage: Codable, MessageTextContent {
     @MissiveCoding
     struct Money: Codable, Sendable {
         var amount: String

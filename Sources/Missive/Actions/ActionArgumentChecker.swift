@@ -3,14 +3,14 @@ import MissiveCore
 /// Checking a caller's arguments against an action's signature, and converting them to the C values its
 /// function takes. Nothing reaches the plugin until every argument passes.
 @_spi(Benchmarks)
-public enum ActionArguments {
+public enum ActionArgumentChecker {
     /// The C values of `arguments` for `action`'s value parameters, in order.
     ///
     /// - Throws: ``MissiveError`` with code `invalid-argument`, naming the action and the parameter, when
     ///   the count differs from the signature's, or an argument is not one JSON value of the parameter's kind,
     ///   an integer is out of its type's range, a number is not finite, or a string holds a NUL or invalid
     ///   UTF-8 (a lone surrogate included) or is longer than ``ActionSignature/maxStringBytes``.
-    public static func values(_ arguments: [ActionArgument], for action: MessageAction) throws(MissiveError) -> [ActionValue] {
+    public static func values(_ arguments: [ActionArgument], for action: ActionDeclaration) throws(MissiveError) -> [ActionValue] {
         let parameters = action.parameters
         func refuse(_ message: String, _ parameter: String?) -> MissiveError {
             MissiveError(.invalidArgument, message, file: action.plugin.path, objectName: action.objectName, action: action.id, parameter: parameter)
@@ -156,3 +156,8 @@ public enum ActionArguments {
 
     private static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 }
+
+/// The old name of ``ActionArgumentChecker``.
+@_spi(Benchmarks)
+@available(*, deprecated, renamed: "ActionArgumentChecker")
+public typealias ActionArguments = ActionArgumentChecker

@@ -4,7 +4,7 @@
 ///
 /// Values describe the declaration only; they are equal when they declare the same action of the same
 /// plugin file.
-public struct MessageAction: Sendable, Hashable, CustomStringConvertible {
+public struct ActionDeclaration: Sendable, Hashable, CustomStringConvertible {
     /// A message action or a composer action.
     public let kind: ActionKind
     /// The id: unique within its type for a message action (`vote`), unique in the host for a composer action
@@ -45,9 +45,13 @@ public struct MessageAction: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `a` comes before `b` in a menu: higher priority first, then by title, then by id.
-    public static func menuOrder(_ a: MessageAction, _ b: MessageAction) -> Bool {
+    public static func menuOrder(_ a: ActionDeclaration, _ b: ActionDeclaration) -> Bool {
         if a.priority != b.priority { return a.priority > b.priority }
         if a.title != b.title { return a.title < b.title }
         return a.id < b.id
     }
 }
+
+/// The old name of ``ActionDeclaration``.
+@available(*, deprecated, renamed: "ActionDeclaration")
+public typealias MessageAction = ActionDeclaration

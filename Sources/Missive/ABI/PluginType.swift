@@ -1,28 +1,5 @@
 import CMissivePlugin
 import MissiveCore
-import Synchronization
-
-/// Who provided a plugin: its declared identity and the file it was loaded from.
-public struct PluginInfo: Sendable, Hashable, CustomStringConvertible {
-    /// The plugin's name.
-    public let name: String
-    /// The plugin's version.
-    public let version: String
-    /// Who made it.
-    public let vendor: String
-    /// The ABI version the plugin reported, as `major.minor`.
-    public let abiVersion: String
-    /// The path it was loaded from.
-    public let path: String
-
-    /// `name version (path)`.
-    public var description: String { "\(name) \(version) (\(path))" }
-
-    /// `ABI 1.0, Swift 6.3.1`, or `ABI 1.0, no Swift runtime` for a plugin that records no compiler.
-    static func buildDescription(abi: String, swift: String?) -> String {
-        "ABI \(abi), " + (swift.map { "Swift \($0)" } ?? "no Swift runtime")
-    }
-}
 
 /// One message type of a plugin: its descriptor's fields and its function pointers.
 ///
@@ -268,28 +245,28 @@ package final class PluginType: @unchecked Sendable {
         }
     }
 
-    fileprivate func release(_ handle: OpaquePointer) { CrashGuard.run(site, .release) { releaseFunction(context, handle) } }
+    func release(_ handle: OpaquePointer) { CrashGuard.run(site, .release) { releaseFunction(context, handle) } }
 
-    fileprivate func encode(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?) {
+    func encode(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?) {
         CrashGuard.run(site, .encode) { PluginSinks.collectingBytes { encodeFunction(context, handle, $0) } }
     }
 
-    fileprivate func digest(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?) {
+    func digest(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?) {
         CrashGuard.run(site, .digest) { PluginSinks.collectingBytes { digestFunction(context, handle, $0) } }
     }
 
-    fileprivate func pushContent(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?)? {
+    func pushContent(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?)? {
         pushFunction.map { push in CrashGuard.run(site, .push) { PluginSinks.collectingBytes { push(context, handle, $0) } } }
     }
 
-    fileprivate func searchableWords(_ handle: OpaquePointer) -> (status: Int32, pieces: [[UInt8]], reason: String?)? {
+    func searchableWords(_ handle: OpaquePointer) -> (status: Int32, pieces: [[UInt8]], reason: String?)? {
         wordsFunction.map { words in CrashGuard.run(site, .words) { PluginSinks.collectingPieces { words(context, handle, $0) } } }
     }
 
     /// What the `missive.text.v1` texts function returned and wrote, in one call, or `nil` when the type
     /// has none. The answers count only when it returned `MISSIVE_OK`.
     /// Without `wantingPush` the plugin may skip the push text, which the answer then does not hold.
-    fileprivate func allTexts(_ handle: OpaquePointer, wantingPush: Bool) -> (status: Int32, texts: PluginTexts)? {
+    func allTexts(_ handle: OpaquePointer, wantingPush: Bool) -> (status: Int32, texts: PluginTexts)? {
         guard let textsFunction else { return nil }
         return CrashGuard.run(site, .texts) {
             PluginTexts.collectingAll(push: pushFunction != nil, words: wordsFunction != nil, wantingPush: wantingPush) {
@@ -299,7 +276,7 @@ package final class PluginType: @unchecked Sendable {
     }
 
     /// One part from its own function; `nil` for push or words when the type has no such function.
-    fileprivate func text(_ part: PluginTexts.Part, _ handle: OpaquePointer) -> PluginTexts? {
+    func text(_ part: PluginTexts.Part, _ handle: OpaquePointer) -> PluginTexts? {
         switch part {
         case .digest:
             return CrashGuard.run(site, .digest) { PluginTexts.collecting(.digest) { digestFunction(context, handle, $0) } }
@@ -310,7 +287,7 @@ package final class PluginType: @unchecked Sendable {
         }
     }
 
-    fileprivate func media(_ handle: OpaquePointer) -> Result<MediaReference?, MissiveError> {
+    func media(_ handle: OpaquePointer) -> Result<MediaReference?, MissiveError> {
         guard let mediaFunction else { return .success(nil) }
         let result = CrashGuard.run(site, .media) { PluginSinks.collectingMedia { mediaFunction(context, handle, $0) } }
         guard result.status == MISSIVE_OK else {
@@ -324,271 +301,13 @@ package final class PluginType: @unchecked Sendable {
                 sizeBytes: result.size >= 0 ? result.size : nil))
     }
 
-    fileprivate func view(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?)? {
+    func view(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?)? {
         viewFunction.map { view in CrashGuard.run(site, .view) { PluginSinks.collectingBytes { view(context, handle, $0) } } }
     }
 
     /// The error for a function that failed, with the plugin's reason when it gave one.
-    fileprivate func failure(_ function: String, _ status: Int32, _ reason: String?) -> MissiveError {
+    func failure(_ function: String, _ status: Int32, _ reason: String?) -> MissiveError {
         let because = reason.map { ": \($0)" } ?? " (the plugin gave no reason)"
         return MissiveError(.pluginFailure, "\(function) failed with \(Self.describe(status))\(because)", file: plugin.path, objectName: objectName)
     }
-}
-
-/// The content of a message decoded by a plugin: the plugin's handle, released when this value goes away,
-/// and the bytes it was decoded from.
-///
-/// Every property calls into the plugin, which answers from the decoded handle without parsing again. What
-/// the plugin answers is held to the ABI's rules, with the fallbacks missive_plugin.h defines: a digest that
-/// fails becomes `[objectName]`, text that breaks the one-line rules is repaired, a failing push sends the
-/// digest, and failing words or media give none. The `checked` methods give the plugin's reason instead.
-///
-/// The digest, push text and words are fetched once per message, the digest and the words in one call when
-/// the type offers the `missive.text.v1` extension, and kept: a host that shows the conversation list and indexes the same
-/// messages for search crosses into the plugin once.
-public final class PluginContent: MessageContent, @unchecked Sendable {
-    private let type: PluginType
-    private let handle: OpaquePointer
-    /// The content exactly as received, which is what an unchanged message sends again.
-    public let receivedContent: [UInt8]?
-    /// The answers kept for the digest, the push text and the words: each a retained ``TextsBox``, or
-    /// `nil` until first asked. One answer of the combined function fills the digest and the words. Written once, by
-    /// compare-and-exchange, so that every thread sees the same answer; released in `deinit`.
-    private let digestAnswer = Atomic<UnsafeRawPointer?>(nil)
-    private let pushAnswer = Atomic<UnsafeRawPointer?>(nil)
-    private let wordsAnswer = Atomic<UnsafeRawPointer?>(nil)
-
-    fileprivate init(type: PluginType, handle: OpaquePointer, received: [UInt8]) {
-        self.type = type
-        self.handle = handle
-        self.receivedContent = received
-    }
-
-    deinit {
-        // One retain per slot that holds an answer (the three may hold the same one).
-        if let kept = digestAnswer.load(ordering: .acquiring) { Unmanaged<TextsBox>.fromOpaque(kept).release() }
-        if let kept = pushAnswer.load(ordering: .acquiring) { Unmanaged<TextsBox>.fromOpaque(kept).release() }
-        if let kept = wordsAnswer.load(ordering: .acquiring) { Unmanaged<TextsBox>.fromOpaque(kept).release() }
-        type.release(handle)
-    }
-
-    /// An answer, kept by reference so that the three slots can share one.
-    private final class TextsBox: Sendable {
-        let texts: PluginTexts
-        init(_ texts: PluginTexts) { self.texts = texts }
-    }
-
-    /// The kept answer holding `part`, fetched first if no thread has yet: the digest and the words through
-    /// the combined function when the type has one (which answers both, as a conversation list and a search
-    /// index want them), else, and for the push text, which is wanted far less often, through the part's own
-    /// function. `nil` for push or words when the type has no such function.
-    private func answer(_ part: PluginTexts.Part) -> PluginTexts? {
-        if let kept = load(part) { return kept }
-        if part != .push, let (status, both) = type.allTexts(handle, wantingPush: false), status == MISSIVE_OK {
-            let box = Unmanaged.passRetained(TextsBox(both))
-            let digest = store(box, .digest)
-            let words = store(box, .words)
-            box.release()
-            return part == .digest ? digest : words
-        }
-        guard let own = type.text(part, handle) else { return nil }
-        let box = Unmanaged.passRetained(TextsBox(own))
-        defer { box.release() }
-        return store(box, part)
-    }
-
-    private func load(_ part: PluginTexts.Part) -> PluginTexts? {
-        let raw: UnsafeRawPointer? =
-            switch part {
-            case .digest: digestAnswer.load(ordering: .acquiring)
-            case .push: pushAnswer.load(ordering: .acquiring)
-            case .words: wordsAnswer.load(ordering: .acquiring)
-            }
-        return raw.map { Unmanaged<TextsBox>.fromOpaque($0).takeUnretainedValue().texts }
-    }
-
-    /// Keeps `box` for `part` unless another thread kept an answer first; gives the answer kept.
-    private func store(_ box: Unmanaged<TextsBox>, _ part: PluginTexts.Part) -> PluginTexts {
-        let pointer = UnsafeRawPointer(box.toOpaque())
-        let (exchanged, original): (Bool, UnsafeRawPointer?) =
-            switch part {
-            case .digest: digestAnswer.compareExchange(expected: nil, desired: pointer, ordering: .acquiringAndReleasing)
-            case .push: pushAnswer.compareExchange(expected: nil, desired: pointer, ordering: .acquiringAndReleasing)
-            case .words: wordsAnswer.compareExchange(expected: nil, desired: pointer, ordering: .acquiringAndReleasing)
-            }
-        if exchanged {
-            _ = box.retain()
-            return box.takeUnretainedValue().texts
-        }
-        return Unmanaged<TextsBox>.fromOpaque(original!).takeUnretainedValue().texts
-    }
-
-    /// The plugin the content's type comes from.
-    public var plugin: PluginInfo { type.plugin }
-    public var objectName: String { type.objectName }
-    public var businessID: String? { type.businessID }
-    /// The objectName of the container that ``businessID`` belongs to (`MS:Custom` when the type names none),
-    /// or `nil` when the type has no ``businessID``.
-    public var container: String? { type.container ?? (type.businessID == nil ? nil : MessageContainer.custom.objectName) }
-    public var persistence: Persistence { type.persistence }
-
-    /// The digest, repaired to one line; `[objectName]` when the plugin fails or gives an empty one.
-    public var digest: String {
-        let text = (try? checkedDigestBytes()).map(DisplayText.repair) ?? ""
-        return text.isEmpty ? "[\(type.objectName)]" : text
-    }
-
-    /// The digest exactly as the plugin wrote it, or the plugin's failure and its reason.
-    public func checkedDigest() throws(MissiveError) -> [UInt8] {
-        Array(try checkedDigestBytes())
-    }
-
-    private func checkedDigestBytes() throws(MissiveError) -> ArraySlice<UInt8> {
-        let texts = answer(.digest)!
-        let status = texts.status(.digest)!
-        guard status == MISSIVE_OK else { throw type.failure("digest", status, texts.reason(.digest)) }
-        return texts.joined(.digest)
-    }
-
-    /// The push text, repaired to one line; the digest when the type has no push function or it fails;
-    /// `nil` for status types and when the plugin says there is none (or gives an empty one).
-    public var pushContent: String? {
-        guard type.persistence != .status else { return nil }
-        guard type.hasPushFunction else { return digest }
-        do {
-            guard let bytes = try checkedPushBytes() else { return nil }
-            let text = DisplayText.repair(bytes)
-            return text.isEmpty ? nil : text
-        } catch {
-            return digest
-        }
-    }
-
-    /// The push text exactly as the plugin wrote it, `nil` for `MISSIVE_ABSENT` or no push function, or the
-    /// plugin's failure and its reason.
-    public func checkedPushContent() throws(MissiveError) -> [UInt8]? {
-        try checkedPushBytes().map(Array.init)
-    }
-
-    private func checkedPushBytes() throws(MissiveError) -> ArraySlice<UInt8>? {
-        guard let texts = answer(.push), let status = texts.status(.push), status != MISSIVE_ABSENT else { return nil }
-        guard status == MISSIVE_OK else { throw type.failure("push_content", status, texts.reason(.push)) }
-        return texts.joined(.push)
-    }
-
-    /// The searchable words, without empty ones; none when the plugin fails. Each word becomes a `String`
-    /// straight from the kept answer's buffer.
-    public var searchableWords: [String] {
-        guard let texts = try? checkedWords() else { return [] }
-        var words: [String] = []
-        texts.forEachPiece(of: .words) { piece in
-            if !piece.isEmpty { words.append(String(decoding: piece, as: UTF8.self)) }
-        }
-        return words
-    }
-
-    /// The words exactly as the plugin wrote them (empty for `MISSIVE_ABSENT` or no function), or the
-    /// plugin's failure and its reason.
-    public func checkedSearchableWords() throws(MissiveError) -> [[UInt8]] {
-        guard let texts = try checkedWords() else { return [] }
-        var words: [[UInt8]] = []
-        texts.forEachPiece(of: .words) { words.append(Array($0)) }
-        return words
-    }
-
-    /// The kept answer holding the words, `nil` for `MISSIVE_ABSENT` or no function, or the failure.
-    private func checkedWords() throws(MissiveError) -> PluginTexts? {
-        guard let texts = answer(.words), let status = texts.status(.words), status != MISSIVE_ABSENT else { return nil }
-        guard status == MISSIVE_OK else { throw type.failure("searchable_words", status, texts.reason(.words)) }
-        return texts
-    }
-
-    /// The media reference; `nil` when the type is not a media type or the plugin gives none or fails.
-    public var media: MediaReference? { try? checkedMedia() }
-
-    /// The media reference, or the plugin's failure and its reason.
-    public func checkedMedia() throws(MissiveError) -> MediaReference? { try type.media(handle).get() }
-
-    /// The content to send: the bytes received, unchanged.
-    public func encodedContent() throws(MissiveError) -> [UInt8] {
-        if let receivedContent { return receivedContent }
-        return try typeEncodedContent()
-    }
-
-    /// The content as the plugin's `encode` writes it, which must be one JSON object.
-    public func typeEncodedContent() throws(MissiveError) -> [UInt8] {
-        let (status, bytes, reason) = type.encode(handle)
-        guard status == MISSIVE_OK else { throw type.failure("encode", status, reason) }
-        // A plugin's output goes into envelopes and JSON Lines: it must be exactly one JSON object.
-        if let problem = JSONScanner.problem(in: bytes) {
-            throw MissiveError(.pluginFailure, "encode produced invalid JSON: \(problem)", file: type.plugin.path, objectName: type.objectName)
-        }
-        guard ContentMembers(bytes) != nil else {
-            throw MissiveError(.pluginFailure, "encode produced JSON that is not an object", file: type.plugin.path, objectName: type.objectName)
-        }
-        return bytes
-    }
-
-    /// The view the type describes for this message, read and sanitized; `nil` when the type has no view
-    /// extension or says this message has none (`MISSIVE_ABSENT`). Throws when the view function fails.
-    public func describedView() throws(MissiveError) -> ViewReading? {
-        guard let bytes = try checkedView() else { return nil }
-        return ViewDocument.read(bytes)
-    }
-
-    /// The view document exactly as the plugin wrote it, `nil` for `MISSIVE_ABSENT` or no view extension,
-    /// or the plugin's failure and its reason.
-    public func checkedView() throws(MissiveError) -> [UInt8]? {
-        guard let (status, bytes, reason) = type.view(handle), status != MISSIVE_ABSENT else { return nil }
-        guard status == MISSIVE_OK else { throw type.failure("view", status, reason) }
-        return bytes
-    }
-
-    /// Runs a message action's function on this message's handle, through `function` (the action's own, or
-    /// a counting one in front of it): the status, what it wrote, and the reason after the mark. `nil` when
-    /// the action takes messages of another type than this one, whose handles it must never see.
-    package func run(_ action: PluginAction, through function: ActionFunction? = nil, _ values: [ActionValue]) -> ActionOutput? {
-        guard action.type === type else { return nil }
-        let function = function ?? action.function
-        return ActionOutput(CrashGuard.run(type.site, .action) {
-            PluginSinks.collectingBytes { sink in function.call(message: handle, values: values, sink: UnsafeRawPointer(sink)) }
-        })
-    }
-
-    // MARK: Raw results, as the plugin gave them, for conformance checks
-
-    /// The status and bytes `encode` gave, unchecked.
-    package func rawEncode() -> (status: Int32, bytes: [UInt8]) { let result = type.encode(handle); return (result.status, result.bytes) }
-    /// The status and bytes `digest` gave, unchecked.
-    package func rawDigest() -> (status: Int32, bytes: [UInt8]) { let result = type.digest(handle); return (result.status, result.bytes) }
-    /// The status and bytes `push_content` gave, or `nil` when the type has no such function.
-    package func rawPushContent() -> (status: Int32, bytes: [UInt8])? { type.pushContent(handle).map { ($0.status, $0.bytes) } }
-    /// The status and pieces `searchable_words` gave, or `nil` when the type has no such function.
-    package func rawSearchableWords() -> (status: Int32, pieces: [[UInt8]])? { type.searchableWords(handle).map { ($0.status, $0.pieces) } }
-    /// What the `missive.text.v1` texts function gave, called afresh (not the kept answer): its return
-    /// status, then each part's status and output (the words as pieces) as the separate functions' raw
-    /// results give theirs, `nil` for a part the type has no function for. `nil` when the type offers no
-    /// usable text extension.
-    package func rawTexts() -> RawTexts? {
-        guard let (returned, texts) = type.allTexts(handle, wantingPush: true) else { return nil }
-        guard returned == MISSIVE_OK else { return RawTexts(status: returned, digest: nil, push: nil, words: nil) }
-        var words: [[UInt8]] = []
-        texts.forEachPiece(of: .words) { words.append(Array($0)) }
-        return RawTexts(
-            status: returned, digest: texts.digestStatus.map { ($0, Array(texts.joined(.digest))) },
-            push: texts.pushStatus.map { ($0, Array(texts.joined(.push))) }, words: texts.wordsStatus.map { ($0, words) })
-    }
-
-    /// What one call of a `missive.text.v1` texts function gave; see ``rawTexts()``.
-    package struct RawTexts {
-        /// What the texts function returned; the parts are `nil` unless it is `MISSIVE_OK`.
-        package let status: Int32
-        package let digest: (status: Int32, bytes: [UInt8])?
-        package let push: (status: Int32, bytes: [UInt8])?
-        package let words: (status: Int32, pieces: [[UInt8]])?
-    }
-    /// The status and bytes the `missive.view.v1` view function gave (for a failure, the output before the
-    /// reason mark, the mark's place and the reason all run together), or `nil` when the type offers no usable
-    /// view extension.
-    package func rawView() -> (status: Int32, bytes: [UInt8])? { type.view(handle).map { ($0.status, $0.bytes) } }
 }

@@ -19,64 +19,6 @@ package struct ActionDescriptor: @unchecked Sendable {
     package let examples: [UInt8]?
 }
 
-/// What one call of an action's function gave.
-package struct ActionOutput: Sendable, Hashable {
-    /// The status it returned, as returned.
-    package let status: Int32
-    /// What it wrote (before the reason mark, when it failed).
-    package let bytes: [UInt8]
-    /// The reason it gave after the mark, if any.
-    package let reason: String?
-
-    /// Whether it returned `MISSIVE_OK`.
-    package var succeeded: Bool { status == MISSIVE_OK }
-    /// Whether it refused the arguments (`MISSIVE_INVALID_CONTENT`).
-    package var refusedArguments: Bool { status == MISSIVE_INVALID_CONTENT }
-    /// The status in words: `status 3 (MISSIVE_FAILED)`.
-    package var statusDescription: String { PluginType.describe(status) }
-
-    init(_ result: (status: Int32, bytes: [UInt8], reason: String?)) {
-        (status, bytes, reason) = result
-    }
-}
-
-/// A plugin action that loaded: its declaration, its function prepared for libffi, the type whose handles
-/// it takes (message actions) and the example arguments it declares for the conformance suite.
-package final class PluginAction: Sendable {
-    /// The declaration, as hosts see it.
-    package let info: MessageAction
-    /// The function and its prepared call interface.
-    package let function: ActionFunction
-    /// For a message action, the plugin's type it acts on; a message of another type is never passed.
-    package let type: PluginType?
-    /// The exported name the function was found by, if any.
-    package let symbol: String?
-    /// The example argument lists, each argument as written.
-    package let examples: [[ActionArgument]]
-    /// Why the examples could not all be read, if they could not.
-    package let examplesProblem: String?
-
-    /// What the crash guard records while the function runs: its type's, or the plugin's for a composer action.
-    let site: CrashGuard.Site
-
-    init(
-        info: MessageAction, function: ActionFunction, type: PluginType?, symbol: String?, examples: [[ActionArgument]], examplesProblem: String?,
-        site: CrashGuard.Site
-    ) {
-        (self.info, self.function, self.type, self.symbol, self.examples, self.examplesProblem) = (info, function, type, symbol, examples, examplesProblem)
-        self.site = site
-    }
-
-    /// Runs a composer action, which takes no message, through `function` (its own, or a counting one in
-    /// front of it): the status, what it wrote and the reason after the mark.
-    package func compose(through function: ActionFunction? = nil, _ values: [ActionValue]) -> ActionOutput {
-        let function = function ?? self.function
-        return ActionOutput(CrashGuard.run(site, .action) {
-            PluginSinks.collectingBytes { sink in function.call(message: nil, values: values, sink: UnsafeRawPointer(sink)) }
-        })
-    }
-}
-
 /// Reading and checking the actions a plugin declares (missive_plugin.h, "The actions extension").
 enum PluginActions {
     /// The most actions one extension may list.
@@ -156,9 +98,9 @@ enum PluginActions {
     static func resolve(
         _ declared: [Result<ActionDescriptor, MissiveError>], metadata: PluginMetadata, types: [PluginType], library: DynamicLibrary, info: PluginInfo,
         site: CrashGuard.Site
-    ) -> (actions: [PluginAction], rejections: [MissiveError]) {
+    ) -> (actions: [LoadedAction], rejections: [MissiveError]) {
         var rejections: [MissiveError] = []
-        var actions: [PluginAction] = []
+        var actions: [LoadedAction] = []
         var unmatched = metadata.actions
         var seen: Set<String> = []
         for result in declared {
@@ -193,7 +135,7 @@ enum PluginActions {
     private static func resolve(
         _ action: ActionDescriptor, entry: PluginMetadata.ActionEntry?, types: [PluginType], library: DynamicLibrary, info: PluginInfo,
         site: CrashGuard.Site
-    ) throws(MissiveError) -> PluginAction {
+    ) throws(MissiveError) -> LoadedAction {
         func refuse(_ message: String, code: MissiveError.Code = .invalidAction) -> MissiveError {
             MissiveError(code, message, file: info.path, objectName: action.objectName, action: action.id)
         }
@@ -245,10 +187,10 @@ enum PluginActions {
             throw refuse(error.description)
         }
         let (examples, examplesProblem) = Self.examples(action.examples, signature: signature)
-        let description = MessageAction(
+        let description = ActionDeclaration(
             kind: action.kind, id: action.id, objectName: action.objectName, title: action.title, icon: action.icon, priority: action.priority,
             yields: action.yields, signature: signature, plugin: info)
-        return PluginAction(info: description, function: function, type: type, symbol: symbol, examples: examples, examplesProblem: examplesProblem,
+        return LoadedAction(info: description, function: function, type: type, symbol: symbol, examples: examples, examplesProblem: examplesProblem,
                             site: type?.site ?? site)
     }
 

@@ -85,12 +85,12 @@ final class DeferredPlugin: Sendable {
 
     /// The loaded action that `declared` (read from the metadata) describes, loading the plugin if this is
     /// the first use; the loader's reason when it refused the action.
-    func action(_ declared: MessageAction) -> Result<PluginAction, MissiveError> {
+    func action(_ declared: ActionDeclaration) -> Result<LoadedAction, MissiveError> {
         switch plugin(for: declared.objectName) {
         case .failure(let error):
             return .failure(MissiveError(error.code, Self.unavailable(error), file: path, objectName: declared.objectName, action: declared.id))
         case .success(let plugin):
-            if let action = plugin.pluginActions.first(where: { $0.info.kind == declared.kind && $0.info.id == declared.id && $0.info.objectName == declared.objectName }) {
+            if let action = plugin.loadedActions.first(where: { $0.info.kind == declared.kind && $0.info.id == declared.id && $0.info.objectName == declared.objectName }) {
                 return .success(action)
             }
             let refusal = plugin.actionRejections.first { $0.action == declared.id && ($0.objectName == nil || $0.objectName == declared.objectName) }

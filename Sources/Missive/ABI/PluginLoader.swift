@@ -14,7 +14,7 @@ public struct LoadedPlugin: Sendable, CustomStringConvertible {
     /// The validated types, in descriptor order.
     let types: [PluginType]
     /// The actions that loaded, in extension order.
-    package let pluginActions: [PluginAction]
+    package let loadedActions: [LoadedAction]
     /// The actions the loader refused (each naming the action and the reason); the plugin loaded without them.
     public let actionRejections: [MissiveError]
 
@@ -22,7 +22,7 @@ public struct LoadedPlugin: Sendable, CustomStringConvertible {
     public var objectNames: [String] { types.map(\.objectName) }
 
     /// The actions that loaded, in the order the plugin declares them.
-    public var actions: [MessageAction] { pluginActions.map(\.info) }
+    public var actions: [ActionDeclaration] { loadedActions.map(\.info) }
 
     /// `DemoMessages 1.0.0 by Missive Samples (ABI 1.0, Swift 6.3.1): demo:link, demo:poll from /path/libDemoMessages.so`.
     public var description: String {
@@ -53,7 +53,7 @@ package struct PluginProbe: Sendable {
 
     /// The actions judged as the loader judges them, against `metadata` and the types that can be called:
     /// those that load, and a reason for each refused.
-    package func judgeActions(metadata: PluginMetadata) -> (actions: [PluginAction], rejections: [MissiveError]) {
+    package func judgeActions(metadata: PluginMetadata) -> (actions: [LoadedAction], rejections: [MissiveError]) {
         PluginActions.resolve(actions, metadata: metadata, types: types.compactMap { try? $0.get() }, library: library, info: info, site: site)
     }
 
@@ -112,7 +112,7 @@ public enum PluginLoader {
         try checkAgreement(metadata: metadata, info: info, containers: containers, types: types)
         let (actions, actionRejections) = PluginActions.resolve(
             probe.actions, metadata: metadata, types: types, library: probe.library, info: info, site: probe.site)
-        return LoadedPlugin(info: info, metadata: metadata, containers: containers, types: types, pluginActions: actions,
+        return LoadedPlugin(info: info, metadata: metadata, containers: containers, types: types, loadedActions: actions,
                             actionRejections: actionRejections)
     }
 
@@ -354,10 +354,4 @@ private final class HostInfo: @unchecked Sendable {
             name: UnsafePointer(name), version: UnsafePointer(version))
         return body(&host)
     }
-}
-
-/// The version of this Missive library.
-public enum MissiveVersion {
-    /// The version, as `major.minor.patch`.
-    public static let string = "0.6.0"
 }

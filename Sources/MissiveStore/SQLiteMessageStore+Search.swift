@@ -1,0 +1,36 @@
+import GRDB
+
+/// Full-text search over the searchable words (see ``SearchQuery``).
+extension SQLiteMessageStore {
+    public func search(_ query: SearchQuery, conversation conversationID: String?, limit: Int) async throws(StoreError) -> [SearchHit] {
+        let expression = query.matchExpression
+        return try await read { db in
+            let rows: [Row]
+            do {
+                // Ranked inside the index first, so that only the hits kept are read from the messages (a
+                // common word matches a fifth of them). Equal ranks: the message stored last first.
+                rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(MessageColumn.selection), hit.score
+                        FROM (
+                            SELECT rowid, bm25(message_search) AS score FROM message_search
+                            WHERE message_search MATCH ?1
+                                AND (?2 IS NULL OR rowid IN (SELECT seq FROM message WHERE conversation_id = ?2))
+                            ORDER BY score, rowid DESC
+                            LIMIT ?3
+                        ) AS hit
+                        JOIN message ON message.seq = hit.rowid
+                        ORDER BY hit.score, message.seq DESC
+                        """,
+                    arguments: [expression, conversationID, max(0, limit)])
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+                throw StoreError(.malformedQuery, "the query '\(query.description)' cannot be searched: \(error.message ?? "\(error)")")
+            }
+            return rows.map { row in
+                let message = Self.storedMessage(row)
+                return SearchHit(message: message, rank: row[MessageColumn.end], snippet: query.snippet(of: message.searchableWords))
+            }
+        }
+    }
+}
