@@ -95,7 +95,8 @@ let package = Package(
             swiftSettings: strictSwift
         ),
 
-        // The conformance suite, as a library the CLI, the command plugin and the tests share.
+        // The conformance suite, as a library the CLI (and through it the command plugin) and the tests share; not a
+        // product, so its API is `package`, not `public` (docs/API.md).
         .target(name: "MissiveConformance", dependencies: ["Missive", "CMissivePlugin", "CMissiveHeap"], swiftSettings: strictSwift),
         // The allocator's heap counter (glibc's mallinfo2), for the memory checks.
         .target(name: "CMissiveHeap"),
@@ -128,15 +129,42 @@ let package = Package(
         .target(name: "CRating", dependencies: ["CMissivePlugin"], path: "SampleTypes/CRating", publicHeadersPath: "."),
         .target(name: "MatrixBridge", dependencies: ["MissivePluginKit"], path: "SampleTypes/MatrixBridge", swiftSettings: strictSwift),
 
-        // The deliberately broken plugins are a package of their own, Tests/Fixtures/BrokenPlugins, which
-        // the tests build into .build/fixtures: off the default search path of `swift run missive`.
+        // The tests, one target per product or module (docs/TESTING.md), each depending only on what it tests.
+        // `swift test` builds every product, so the tests find the sample plugins and the `missive` executable
+        // beside the test bundle. The deliberately broken plugins are a package of their own,
+        // Tests/Fixtures/BrokenPlugins, which the tests build into .build/fixtures: off the default search path of
+        // `swift run missive`.
+        .target(name: "MissiveTestSupport", dependencies: ["Missive"], path: "Tests/MissiveTestSupport", swiftSettings: strictSwift),
+        // JSON, text hygiene, names: the protocols' module alone.
+        .testTarget(name: "MissiveCoreTests", dependencies: ["MissiveCore"], swiftSettings: strictSwift),
+        // Macro expansion: the only tests that link swift-syntax.
+        .testTarget(
+            name: "MissiveMacrosTests",
+            dependencies: [
+                "MissiveCore", "MissiveMacros",
+                .product(name: "SwiftParser", package: "swift-syntax"), .product(name: "SwiftSyntax", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // The plugin kit: generated coding, and Swift actions called in process as the host calls them.
+        .testTarget(name: "MissivePluginKitTests", dependencies: ["MissivePluginKit", "Missive", "CMissivePlugin"], swiftSettings: strictSwift),
+        // The host: registry, envelope, loader, metadata cache, actions, quarantine, on the real `.so` files.
         .testTarget(
             name: "MissiveTests",
-            dependencies: [
-                "Missive", "MissivePluginKit", "MissiveConformance", "MissiveMacros", "MissiveRendering", "MissiveStore", "CMissivePlugin",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "SwiftParser", package: "swift-syntax"),
-            ],
+            dependencies: ["Missive", "MissiveTestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSwift
+        ),
+        // The conformance suite, in process and through `missive check`.
+        .testTarget(
+            name: "MissiveConformanceTests", dependencies: ["Missive", "MissiveConformance", "MissiveTestSupport"], swiftSettings: strictSwift),
+        // Transcripts, the terminal renderer, and the HTML renderer drawn in a headless Chromium.
+        .testTarget(name: "MissiveRenderingTests", dependencies: ["MissiveRendering", "MissiveTestSupport"], swiftSettings: strictSwift),
+        // The SQLite store.
+        .testTarget(name: "MissiveStoreTests", dependencies: ["MissiveStore", "MissiveTestSupport"], swiftSettings: strictSwift),
+        // The `missive` executable as a user runs it: decode, render, install, trust, store, actions.
+        .testTarget(
+            name: "MissiveCLITests",
+            dependencies: ["Missive", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissiveTestSupport"],
             swiftSettings: strictSwift
         ),
     ]

@@ -2,7 +2,7 @@ import Foundation
 import Missive
 
 /// How one check ended.
-public enum CheckOutcome: Sendable, Hashable {
+package enum CheckOutcome: Sendable, Hashable {
     /// The plugin does what the check requires.
     case passed
     /// The plugin does not: what was expected, and what was seen.
@@ -17,7 +17,7 @@ public enum CheckOutcome: Sendable, Hashable {
     case warning(String)
 
     /// The stable name used in the JSON output: `passed`, `failed`, `crashed`, `timed-out`, `skipped` or `warning`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .passed: "passed"
         case .failed: "failed"
@@ -29,7 +29,7 @@ public enum CheckOutcome: Sendable, Hashable {
     }
 
     /// A one-line explanation; empty for `passed`.
-    public var detail: String {
+    package var detail: String {
         switch self {
         case .passed: ""
         case .failed(let expected, let seen): "expected \(expected); saw \(seen)"
@@ -41,7 +41,7 @@ public enum CheckOutcome: Sendable, Hashable {
     }
 
     /// Whether this outcome fails a run (unless the check is an expected failure).
-    public var isFailure: Bool {
+    package var isFailure: Bool {
         switch self {
         case .failed, .crashed, .timedOut: true
         case .passed, .skipped, .warning: false
@@ -52,63 +52,63 @@ public enum CheckOutcome: Sendable, Hashable {
 }
 
 /// One conformance check: a stable id, the strictness level from which it runs, and what it verifies.
-public struct ConformanceCheck: Sendable {
+package struct ConformanceCheck: Sendable {
     /// The stable id, for example `abi.version` or `decode.garbage`.
-    public let id: String
+    package let id: String
     /// The lowest strictness (1–10) at which the check runs.
-    public let level: Int
+    package let level: Int
     /// What the check verifies, in one line.
-    public let summary: String
+    package let summary: String
     /// Checks that must not have failed for this one to be meaningful. When one of them failed or was
     /// skipped, this check is skipped; when one crashed or timed out, this check still runs.
-    public let requires: [String]
+    package let requires: [String]
     let body: @Sendable (CheckContext) -> CheckOutcome
 }
 
 /// The result of one check on one plugin.
-public struct CheckResult: Sendable, Hashable {
+package struct CheckResult: Sendable, Hashable {
     /// The check's id.
-    public let id: String
+    package let id: String
     /// The check's level.
-    public let level: Int
+    package let level: Int
     /// How it ended, after expected failures were applied.
-    public var outcome: CheckOutcome
+    package var outcome: CheckOutcome
     /// How long it took, in seconds (the child process's whole life, when isolated).
-    public let duration: Double
+    package let duration: Double
     /// Whether the check is listed as an expected failure and did fail.
-    public var isExpectedFailure = false
+    package var isExpectedFailure = false
     /// What is known of the process when the check crashed or timed out in a child process; `nil` otherwise.
-    public var crash: CrashContext?
+    package var crash: CrashContext?
 }
 
 /// What a check's child process left behind when it crashed or timed out: the end of what it printed (a
 /// panic message, an assertion with its file and line), the input it was given last, and a command that runs
 /// the check again on the same input.
-public struct CrashContext: Sendable, Hashable {
+package struct CrashContext: Sendable, Hashable {
     /// The last lines the process printed (standard output and error together): at most 20 lines from its last
     /// 2 KiB, each cleaned onto one line. Empty when it printed nothing.
-    public let output: [String]
+    package let output: [String]
     /// The input the check was giving the plugin: the type, which input it was (an example's index, a
     /// generated input's or a mutation's number) and its first bytes. `nil` when the check had noted none, as
     /// when the plugin crashed while loading.
-    public let input: String?
+    package let input: String?
     /// A command that runs this check alone again with the run's seed, which makes the same inputs in the
     /// same order: `missive check FILE --strictness 9 --include '^decode\.mutations$' --seed 42`.
-    public let reproduce: String
+    package let reproduce: String
 }
 
 /// What a check can see: the plugin file, the run's options, and the plugin opened lazily.
 ///
 /// A context belongs to one process; in isolated runs each check gets a fresh process and context.
-public final class CheckContext: @unchecked Sendable {
+package final class CheckContext: @unchecked Sendable {
     /// The plugin file.
-    public let path: String
+    package let path: String
     /// The seed of the run's pseudo-random inputs.
-    public let seed: UInt64
+    package let seed: UInt64
     /// Folders of other plugins to check names against (`--against`).
-    public let against: [String]
+    package let against: [String]
     /// Whether the check runs in a process of its own, where nothing was loaded before it.
-    public let freshProcess: Bool
+    package let freshProcess: Bool
 
     private let lock = NSLock()
     private var cachedMetadata: Result<PluginMetadata, MissiveError>?
@@ -116,7 +116,7 @@ public final class CheckContext: @unchecked Sendable {
     private var cachedActionRegistry: Result<MessageRegistry, CheckFailure>?
 
     /// Creates the context for one plugin.
-    public init(path: String, seed: UInt64, against: [String], freshProcess: Bool = false) {
+    package init(path: String, seed: UInt64, against: [String], freshProcess: Bool = false) {
         self.path = path
         self.seed = seed
         self.against = against
@@ -193,13 +193,13 @@ struct CheckFailure: Error {
 }
 
 /// SplitMix64: small, fast and the same on every machine, so a seed reproduces a run.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
+package struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A generator that starts from `seed`.
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -2,9 +2,9 @@ import Foundation
 import Missive
 
 /// How a conformance run is set up.
-public struct ConformanceOptions: Sendable {
+package struct ConformanceOptions: Sendable {
     /// Where checks run.
-    public enum Isolation: Sendable, Hashable {
+    package enum Isolation: Sendable, Hashable {
         /// Each check in a fresh child process: `executable` with `check --child-check ID ...`. A crash,
         /// `exit`, hang or memory flood of the plugin is reported, and the run goes on.
         case childProcess(executable: String)
@@ -13,27 +13,27 @@ public struct ConformanceOptions: Sendable {
     }
 
     /// Checks at or below this level run (1–10).
-    public var strictness = 5
+    package var strictness = 5
     /// Only checks whose id matches this regular expression run.
-    public var include: String?
+    package var include: String?
     /// Checks whose id matches this regular expression do not run.
-    public var exclude: String?
+    package var exclude: String?
     /// Seconds a check may take before its process is killed.
-    public var timeout: Double = 30
+    package var timeout: Double = 30
     /// The seed of every pseudo-random input.
-    public var seed: UInt64 = 0
+    package var seed: UInt64 = 0
     /// Folders of plugins to check names against.
-    public var against: [String] = []
+    package var against: [String] = []
     /// Checks known to fail.
-    public var expectedFailures = ExpectedFailures()
+    package var expectedFailures = ExpectedFailures()
     /// Where checks run.
-    public var isolation = Isolation.inProcess
+    package var isolation = Isolation.inProcess
 
     /// The default options.
-    public init() {}
+    package init() {}
 
     /// The checks these options select, in run order.
-    public func selectedChecks() throws(ConformanceError) -> [ConformanceCheck] {
+    package func selectedChecks() throws(ConformanceError) -> [ConformanceCheck] {
         func compile(_ pattern: String?, _ option: String) throws(ConformanceError) -> NSRegularExpression? {
             guard let pattern else { return nil }
             do {
@@ -54,32 +54,32 @@ public struct ConformanceOptions: Sendable {
 }
 
 /// The results for one plugin file.
-public struct PluginReport: Sendable {
+package struct PluginReport: Sendable {
     /// The plugin file.
-    public let path: String
+    package let path: String
     /// The plugin's name, version and vendor from its metadata, when readable.
-    public let name: String?, version: String?, vendor: String?
+    package let name: String?, version: String?, vendor: String?
     /// One result per check that was selected, in run order.
-    public let results: [CheckResult]
+    package let results: [CheckResult]
 
     /// Whether every result is acceptable: no failure, crash or timeout that is not expected.
-    public var passed: Bool { !results.contains { $0.outcome.isFailure && !$0.isExpectedFailure } }
+    package var passed: Bool { !results.contains { $0.outcome.isFailure && !$0.isExpectedFailure } }
 }
 
 /// The results of a run.
-public struct ConformanceReport: Sendable {
+package struct ConformanceReport: Sendable {
     /// The options the run used.
-    public let strictness: Int
+    package let strictness: Int
     /// The seed of the run, to reproduce it.
-    public let seed: UInt64
+    package let seed: UInt64
     /// One report per plugin file, in the order given.
-    public let plugins: [PluginReport]
+    package let plugins: [PluginReport]
 
     /// Whether the run passed.
-    public var passed: Bool { plugins.allSatisfy(\.passed) }
+    package var passed: Bool { plugins.allSatisfy(\.passed) }
 
     /// How many results ended each way, by outcome name, plus `expected-failure`.
-    public var counts: [String: Int] { Self.counts(plugins.flatMap(\.results)) }
+    package var counts: [String: Int] { Self.counts(plugins.flatMap(\.results)) }
 
     /// How many of `results` ended each way, by outcome name, plus `expected-failure`.
     static func counts(_ results: [CheckResult]) -> [String: Int] {
@@ -90,17 +90,17 @@ public struct ConformanceReport: Sendable {
 }
 
 /// Runs the conformance checks on plugin files.
-public struct ConformanceRunner: Sendable {
+package struct ConformanceRunner: Sendable {
     /// The options.
-    public let options: ConformanceOptions
+    package let options: ConformanceOptions
 
     /// A runner with these options.
-    public init(options: ConformanceOptions) {
+    package init(options: ConformanceOptions) {
         self.options = options
     }
 
     /// Runs the selected checks on every file; `progress` is told of each result as it comes.
-    public func run(files: [String], progress: (String, CheckResult) -> Void = { _, _ in }) throws(ConformanceError) -> ConformanceReport {
+    package func run(files: [String], progress: (String, CheckResult) -> Void = { _, _ in }) throws(ConformanceError) -> ConformanceReport {
         let checks = try options.selectedChecks()
         guard !checks.isEmpty else { throw ConformanceError("no check is selected; see `missive check --list` for the ids and levels") }
         let plugins = files.map { file in runPlugin(file, checks: checks) { progress(file, $0) } }
@@ -218,7 +218,7 @@ public struct ConformanceRunner: Sendable {
     /// The process first becomes a process-group leader, so that the parent can kill whatever the plugin
     /// starts, asks to be killed when the checker ends (an interrupted checker leaves no child behind), and limits its address space to `MISSIVE_CHECK_MEMORY_LIMIT_MB` megabytes (4096 by default; 0
     /// for no limit), so that a plugin that floods memory fails instead of exhausting the machine.
-    public static func runChild(checkID: String, resultFile: String, path: String, seed: UInt64, against: [String]) throws {
+    package static func runChild(checkID: String, resultFile: String, path: String, seed: UInt64, against: [String]) throws {
         ChildProcess.becomeCheckChild()
         // A check child outlives an interrupted checker only as long as its plugin hangs: never.
         CrashGuard.endWithParent()

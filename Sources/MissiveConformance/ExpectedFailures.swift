@@ -4,23 +4,23 @@
 /// file name), e.g. `decode.large` or `speed.decode libAcme.so`. `#` starts a comment. A listed check that
 /// fails, crashes or times out is an expected failure. A listed check that **passes** fails the run, so
 /// the list cannot go stale.
-public struct ExpectedFailures: Sendable, Hashable {
+package struct ExpectedFailures: Sendable, Hashable {
     /// One line of the list.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The check's id.
-        public var checkID: String
+        package var checkID: String
         /// The plugin it applies to, or `nil` for every plugin.
-        public var plugin: String?
+        package var plugin: String?
     }
 
     /// The entries, in file order.
-    public var entries: [Entry]
+    package var entries: [Entry]
 
     /// No expected failures.
-    public init() { entries = [] }
+    package init() { entries = [] }
 
     /// Parses a list, refusing unknown check ids so that a typo cannot hide a failure.
-    public init(parsing text: String) throws(ConformanceError) {
+    package init(parsing text: String) throws(ConformanceError) {
         entries = []
         // isNewline: "\r\n" is one Character in Swift, so a CRLF file must split on it too.
         for (number, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
@@ -36,14 +36,14 @@ public struct ExpectedFailures: Sendable, Hashable {
     }
 
     /// Whether a check is listed for a plugin, known by its metadata name and file name.
-    public func lists(_ checkID: String, pluginName: String?, fileName: String) -> Bool {
+    package func lists(_ checkID: String, pluginName: String?, fileName: String) -> Bool {
         entries.contains { $0.checkID == checkID && ($0.plugin == nil || $0.plugin == pluginName || $0.plugin == fileName) }
     }
 }
 
 /// A problem with how the suite was asked to run: a bad option, list or file.
-public struct ConformanceError: Error, Sendable, CustomStringConvertible {
+package struct ConformanceError: Error, Sendable, CustomStringConvertible {
     /// What is wrong.
-    public let description: String
+    package let description: String
     init(_ description: String) { self.description = description }
 }

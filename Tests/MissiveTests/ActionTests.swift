@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 @_spi(Benchmarks) import Missive
+import MissiveTestSupport
 import Testing
 
 /// Actions (`missive.actions.v1`): declared by real plugins, checked by the loader, called through libffi.

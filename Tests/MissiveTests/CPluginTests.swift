@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveTestSupport
 import Testing
 
 /// The plain-C sample, demo:rating: a plugin need not be Swift.

@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveTestSupport
 import Testing
 
 /// The registry and the plugins are used from many threads at once, as the ABI's threading contract allows.

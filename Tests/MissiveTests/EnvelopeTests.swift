@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveTestSupport
 import Testing
 
 /// The envelope is parsed strictly, errors say what is wrong, and nothing unknown is dropped.

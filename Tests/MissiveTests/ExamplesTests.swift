@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveTestSupport
 import Testing
 
 /// The README's code is the code of `Examples/`, and the examples build and run as the README says: a

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Missive
+import MissiveTestSupport
 import Testing
 
 /// A type of the host application itself, compiled in.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Missive
+import MissiveTestSupport
 import Testing
 
 /// `PluginLoading.lazy`: types come from metadata at startup, and a plugin is loaded on first use.

@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveTestSupport
 import Testing
 
 /// Known types lose nothing either: a received message goes out byte for byte whatever its type, and an edit

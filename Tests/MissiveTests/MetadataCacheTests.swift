@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 @testable import Missive
+import MissiveTestSupport
 import Testing
 
 /// The metadata cache answers for unchanged files only, survives a bad cache file, and never vouches for a

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Missive
+import MissiveTestSupport
 import Testing
 
 /// The real loader on real files: the samples load, and each kind of bad file is refused with its reason

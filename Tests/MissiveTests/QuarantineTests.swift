@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveTestSupport
 import Testing
 
 /// A host survives plugins that crash: the scanner tries new files in a child process and blacklists those

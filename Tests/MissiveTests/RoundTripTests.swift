@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveTestSupport
 import Testing
 
 /// Every built-in and sample type's own encoding survives decode → encode → decode → encode with stable

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Missive
+import MissiveTestSupport
 import Testing
 
 /// Swift plugins record the compiler that built them, and a host refuses one built by another Swift

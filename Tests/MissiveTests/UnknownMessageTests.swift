@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveTestSupport
 import Testing
 
 /// Unknown and malformed content is kept byte for byte, and decodes once its type is registered.

@@ -2,24 +2,24 @@ import Foundation
 import Missive
 
 /// A plugin file found in a plugin folder, with the metadata read from it.
-public struct InstalledPlugin: Sendable, Hashable, CustomStringConvertible {
+package struct InstalledPlugin: Sendable, Hashable, CustomStringConvertible {
     /// The file.
-    public let path: String
+    package let path: String
     /// Its metadata.
-    public let metadata: PluginMetadata
+    package let metadata: PluginMetadata
 
     /// The file's name, for example `libDemoMessages.so`.
-    public var fileName: String { URL(fileURLWithPath: path).lastPathComponent }
+    package var fileName: String { URL(fileURLWithPath: path).lastPathComponent }
 
     /// The folder that holds the file.
-    public var folder: String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
+    package var folder: String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
 
     /// `DemoMessages 1.0.0 (/path/libDemoMessages.so)`.
-    public var description: String { "\(metadata.name) \(metadata.version) (\(path))" }
+    package var description: String { "\(metadata.name) \(metadata.version) (\(path))" }
 
     /// The plugins in `folder`, in byte order of their file names. Files that are not readable plugins are
     /// left out: they are not anyone's names.
-    public static func all(in folder: String) -> [InstalledPlugin] {
+    package static func all(in folder: String) -> [InstalledPlugin] {
         PluginSearchPath(entries: [.init(directory: folder, source: .user)]).candidateFiles().files.compactMap { path in
             (try? PluginMetadata.read(fromFile: path)).map { InstalledPlugin(path: path, metadata: $0) }
         }
@@ -31,12 +31,12 @@ public struct InstalledPlugin: Sendable, Hashable, CustomStringConvertible {
 /// A plugin with the same plugin name is an older or newer copy of the same plugin, which the new one
 /// replaces, so its names are not clashes: that is how `missive install` upgrades and how
 /// `missive check --against` judges an upgrade.
-public enum NameClashes {
+package enum NameClashes {
     /// Every objectName, container and businessID (or container value) of `metadata` that one of `others`
     /// also declares, as readable sentences naming the other file. Plugins named like `metadata` are
     /// skipped, as are files at `ownPath`. Two plugins declaring the same container with the same key and
     /// key kind share it, which is no clash.
-    public static func find(_ metadata: PluginMetadata, ownPath: String? = nil, among others: [InstalledPlugin]) -> [String] {
+    package static func find(_ metadata: PluginMetadata, ownPath: String? = nil, among others: [InstalledPlugin]) -> [String] {
         let own = ownPath.map(resolved)
         var problems: [String] = []
         for other in others where other.metadata.name != metadata.name && resolved(other.path) != own {

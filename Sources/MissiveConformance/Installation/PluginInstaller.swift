@@ -6,14 +6,14 @@ import Glibc
 #endif
 
 /// Why a plugin cannot be installed or uninstalled.
-public struct PluginInstallError: Error, Sendable, CustomStringConvertible {
+package struct PluginInstallError: Error, Sendable, CustomStringConvertible {
     /// The file or plugin name concerned.
-    public let subject: String
+    package let subject: String
     /// What is wrong.
-    public let reason: String
+    package let reason: String
 
     /// `subject: reason`.
-    public var description: String { "\(subject): \(reason)" }
+    package var description: String { "\(subject): \(reason)" }
 
     init(_ subject: String, _ reason: String) {
         self.subject = subject
@@ -38,15 +38,15 @@ public struct PluginInstallError: Error, Sendable, CustomStringConvertible {
 /// under `require` a plugin that is not signed by a trusted key, unchanged since, is refused; under `warn`
 /// the plan carries the warnings. The installer signs nothing, but a signature beside the file (`FILE.sig`)
 /// is installed with it, so that an installed signed plugin stays signed; uninstalling removes it too.
-public struct PluginInstaller: Sendable {
+package struct PluginInstaller: Sendable {
     /// The folder plugins are installed into and removed from.
-    public let destination: String
+    package let destination: String
     /// Every folder whose plugins count as installed, for clashes; includes ``destination``.
-    public let installedFolders: [String]
+    package let installedFolders: [String]
 
     /// An installer into `destination` that checks names against the plugins of `installedFolders` (to
     /// which `destination` is added).
-    public init(destination: String, installedFolders: [String]) {
+    package init(destination: String, installedFolders: [String]) {
         // Spelled as discovery spells the folders of the files it finds, so that the two compare equal.
         func normalized(_ folder: String) -> String { URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path }
         let destination = normalized(destination)
@@ -58,7 +58,7 @@ public struct PluginInstaller: Sendable {
     /// The installer for the per-user folder, or with `system` for the system folder; both folders count as
     /// installed. `nil` when the environment names no per-user folder (no `HOME` or `XDG_DATA_HOME`) and
     /// the per-user folder is wanted.
-    public static func standard(system: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) -> PluginInstaller? {
+    package static func standard(system: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) -> PluginInstaller? {
         let systemFolder = PluginSearchPath.systemDirectory(environment)
         let userFolder = PluginSearchPath.userDirectory(environment)
         if system { return PluginInstaller(destination: systemFolder, installedFolders: [userFolder, systemFolder].compactMap { $0 }) }
@@ -67,21 +67,21 @@ public struct PluginInstaller: Sendable {
     }
 
     /// What installing one file will do.
-    public struct Plan: Sendable {
+    package struct Plan: Sendable {
         /// The file to install.
-        public let source: String
+        package let source: String
         /// Its metadata.
-        public let metadata: PluginMetadata
+        package let metadata: PluginMetadata
         /// Where it will be.
-        public let target: String
+        package let target: String
         /// The installed copy of the same plugin in the destination that it replaces, if any.
-        public let replacing: InstalledPlugin?
+        package let replacing: InstalledPlugin?
         /// Copies of the same plugin in other installed folders, which the new copy shadows or is shadowed by.
-        public let otherCopies: [InstalledPlugin]
+        package let otherCopies: [InstalledPlugin]
         /// The signature file installed with it, if the file has one.
-        public let signature: String?
+        package let signature: String?
         /// Under a trust policy in `warn` mode, why the file would be refused under `require`, to show the user.
-        public let trustWarnings: [MissiveError]
+        package let trustWarnings: [MissiveError]
     }
 
     /// Decides where `source` goes and refuses it if it cannot be installed there.
@@ -92,7 +92,7 @@ public struct PluginInstaller: Sendable {
     /// - Throws: ``PluginInstallError`` when the file is not a plugin, the trust policy refuses it, its names
     ///   clash with an installed plugin, its file name is taken by another plugin, or it is older than the
     ///   installed copy and `allowDowngrade` is false.
-    public func plan(_ source: String, allowDowngrade: Bool = false, trust: PluginTrustPolicy? = nil) throws(PluginInstallError) -> Plan {
+    package func plan(_ source: String, allowDowngrade: Bool = false, trust: PluginTrustPolicy? = nil) throws(PluginInstallError) -> Plan {
         let metadata: PluginMetadata
         var trustWarnings: [MissiveError] = []
         do {
@@ -144,7 +144,7 @@ public struct PluginInstaller: Sendable {
     /// its signature, as the target's `FILE.sig`; a signature of an earlier copy is removed when the new
     /// file has none. Between the two renames a host starting sees the new file with the old signature (or
     /// none), which a trust policy refuses or warns about as a file changed after signing.
-    public func install(_ plan: Plan) throws(PluginInstallError) {
+    package func install(_ plan: Plan) throws(PluginInstallError) {
         let manager = FileManager.default
         do {
             try manager.createDirectory(atPath: destination, withIntermediateDirectories: true)
@@ -194,7 +194,7 @@ public struct PluginInstaller: Sendable {
     /// - Returns: what was removed: the plugin, or for a file that is not a readable plugin, `nil`.
     /// - Throws: ``PluginInstallError`` when nothing in the destination has that name, or it cannot be removed.
     @discardableResult
-    public func uninstall(_ name: String) throws(PluginInstallError) -> (path: String, plugin: InstalledPlugin?) {
+    package func uninstall(_ name: String) throws(PluginInstallError) -> (path: String, plugin: InstalledPlugin?) {
         let plugins = InstalledPlugin.all(in: destination)
         let path: String
         let plugin = plugins.first { $0.metadata.name == name } ?? plugins.first { $0.fileName == name }
@@ -219,7 +219,7 @@ public struct PluginInstaller: Sendable {
 
     /// Whether version `a` is older than `b`, comparing their dot-separated numbers (`1.10.0` is newer than
     /// `1.9.2`); `false` when either is not a plain dotted version, since then no order is known.
-    public static func isVersion(_ a: String, olderThan b: String) -> Bool {
+    package static func isVersion(_ a: String, olderThan b: String) -> Bool {
         func numbers(_ version: String) -> [Int]? {
             let parts = version.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
             guard !parts.isEmpty, parts.allSatisfy({ ($0 ?? -1) >= 0 }) else { return nil }

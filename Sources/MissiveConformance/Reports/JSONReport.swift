@@ -2,9 +2,9 @@ import Foundation
 import Missive
 
 /// The JSON report; its fields are documented in docs/CHECK.md and stable within a `schemaVersion`.
-public enum JSONReport {
+package enum JSONReport {
     /// The report as one JSON object.
-    public static func render(_ report: ConformanceReport) -> [UInt8] {
+    package static func render(_ report: ConformanceReport) -> [UInt8] {
         var json = JSONWriter()
         json.beginObject()
         json.field("schemaVersion", 1)
@@ -60,9 +60,9 @@ public enum JSONReport {
 }
 
 /// The check list, as `missive check --list --format json` prints it.
-public enum CheckListReport {
+package enum CheckListReport {
     /// Every check: id, level, summary and requirements.
-    public static func json() -> [UInt8] {
+    package static func json() -> [UInt8] {
         var json = JSONWriter()
         json.beginObject()
         json.field("schemaVersion", 1)
@@ -83,7 +83,7 @@ public enum CheckListReport {
     }
 
     /// One line per check.
-    public static func text() -> String {
+    package static func text() -> String {
         ConformanceCatalog.checks.map { check in
             "\(check.id.padding(toLength: 28, withPad: " ", startingAt: 0)) level \(String(check.level).padding(toLength: 3, withPad: " ", startingAt: 0)) \(check.summary)"
         }.joined(separator: "\n")

@@ -5,9 +5,9 @@ import Foundation
 /// `failed` becomes `<failure>`; `crashed` and `timed-out` become `<error>`; `skipped` becomes `<skipped>`;
 /// a warning passes with the message in `<system-out>`; an expected failure passes with the detail in
 /// `<system-out>`.
-public enum JUnitReport {
+package enum JUnitReport {
     /// The report as an XML document.
-    public static func render(_ report: ConformanceReport) -> String {
+    package static func render(_ report: ConformanceReport) -> String {
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         let all = report.plugins.flatMap(\.results)
         xml += "<testsuites name=\"missive-check\" tests=\"\(all.count)\" failures=\"\(count(all, "failure"))\" "

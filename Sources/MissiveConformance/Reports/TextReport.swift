@@ -1,5 +1,5 @@
 /// A readable report, one section per plugin.
-public enum TextReport {
+package enum TextReport {
     /// The label of an outcome in the text report.
     static func label(_ result: CheckResult) -> String {
         if result.isExpectedFailure { return "XFAIL" }
@@ -15,7 +15,7 @@ public enum TextReport {
 
     /// One line for a result, as printed while the run goes; after a crash or timeout, more lines follow it:
     /// the input, the command that reproduces it, and the end of the plugin's output.
-    public static func line(_ result: CheckResult) -> String {
+    package static func line(_ result: CheckResult) -> String {
         let head = "  \(label(result).padded(to: 8))\(result.id.padded(to: 28))"
         let detail = result.outcome.detail
         let line = detail.isEmpty ? head.trimmedRight : head + detail
@@ -36,13 +36,13 @@ public enum TextReport {
     }
 
     /// The heading of a plugin's section.
-    public static func heading(_ plugin: PluginReport) -> String {
+    package static func heading(_ plugin: PluginReport) -> String {
         let identity = plugin.name.map { " (\($0) \(plugin.version ?? "?") by \(plugin.vendor ?? "?"))" } ?? ""
         return "== \(plugin.path)\(identity)"
     }
 
     /// The whole report.
-    public static func render(_ report: ConformanceReport) -> String {
+    package static func render(_ report: ConformanceReport) -> String {
         var lines = ["Missive conformance: strictness \(report.strictness), seed \(report.seed)"]
         for plugin in report.plugins {
             lines.append("")
@@ -56,7 +56,7 @@ public enum TextReport {
     }
 
     /// `N passed, N failed` over every plugin, as CI log readers expect.
-    public static func summaryLine(_ report: ConformanceReport) -> String {
+    package static func summaryLine(_ report: ConformanceReport) -> String {
         let verdict = report.passed ? "PASSED" : "FAILED"
         return "\(verdict): \(report.plugins.count) plugin(s); " + summary(report.plugins.flatMap(\.results))
     }

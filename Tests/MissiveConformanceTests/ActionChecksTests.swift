@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Benchmarks) import Missive
 @testable import MissiveConformance
+import MissiveTestSupport
 import Testing
 
 /// The action checks of `missive check` (`actions.*`), run as users run them, on the samples and on fixtures

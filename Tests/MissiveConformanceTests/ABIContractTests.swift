@@ -1,6 +1,7 @@
 import Foundation
 import Missive
 @testable import MissiveConformance
+import MissiveTestSupport
 import Testing
 
 /// What missive_plugin.h promises, tried on real plugins: 1.0 plugins keep loading, newer minors are refused

@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveTestSupport
 import Testing
 
 /// The `missive` executable, run as a user runs it; its JSON output is parsed as a script would.

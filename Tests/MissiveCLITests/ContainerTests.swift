@@ -1,6 +1,7 @@
 import Foundation
 import Missive
 import MissiveConformance
+import MissiveTestSupport
 import Testing
 
 /// Containers other than MS:Custom: declared by plugins (Swift and C) and by hosts, with string and integer

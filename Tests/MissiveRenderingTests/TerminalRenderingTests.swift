@@ -1,6 +1,7 @@
 import Foundation
 import Missive
 import MissiveRendering
+import MissiveTestSupport
 import Testing
 
 /// The terminal renderer, measuring, layout options and decorations, on the sample conversation decoded

@@ -3,6 +3,7 @@ import Missive
 import MissiveConformance
 import MissiveRendering
 import MissiveStore
+import MissiveTestSupport
 import Testing
 
 /// `missive store`, run as a user runs it, on real SQLite files; and an ingest killed at random points.

@@ -1,4 +1,4 @@
-import Missive
+import MissiveCore
 import Testing
 
 /// What a sender or a plugin writes never acts on a terminal or spoofs the text after it.
@@ -41,13 +41,6 @@ import Testing
         #expect(checked > 10_000)
     }
 
-    /// A text message's digest folds every kind of line break into a space, and leaves text without one as it is.
-    @Test(arguments: ["\n", "\r", "\r\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}"])
-    func aTextDigestFoldsEveryLineBreak(lineBreak: String) {
-        #expect(TextMessage(content: "one\(lineBreak)two").digest == "one two")
-        #expect(TextMessage(content: "héllo — 链接 \u{2026}").digest == "héllo — 链接 \u{2026}")
-    }
-
     @Test func aBlockKeepsItsLineBreaksOnly() {
         #expect(TextHygiene.block("one\r\ntwo\u{2028}three\u{1B}[Kfour") == "one\ntwo\nthreefour")
     }
@@ -59,8 +52,6 @@ import Testing
         #expect(digest == String(repeating: "a", count: 250) + "…")
         #expect(digest.unicodeScalars.count <= TextHygiene.maxDigestCodePoints)
         #expect(TextHygiene.digest("short") == "short")
-        // The cleaner's limit is the header's (MISSIVE_TEXT_MAX_CODE_POINTS, which the checker uses).
-        #expect(TextHygiene.maxDigestCodePoints == DisplayText.maxCodePoints)
     }
 
     @Test func jsonKeepsItsValueWithUnsafeCodePointsEscaped() {

@@ -1,6 +1,7 @@
 import Foundation
 import Missive
 import MissiveStore
+import MissiveTestSupport
 import Testing
 
 /// The store, on a real SQLite file, with messages decoded through the real sample plugins.

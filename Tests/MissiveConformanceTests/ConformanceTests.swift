@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveTestSupport
 import Testing
 #if canImport(FoundationXML)
 import FoundationXML

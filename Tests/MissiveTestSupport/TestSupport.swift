@@ -6,19 +6,19 @@ import Testing
 ///
 /// `swift build` and `swift test` put every product of the package in the folder of the test bundle,
 /// so the tests find the real `.so` files there and load them through the real loader.
-enum Fixtures {
+package enum Fixtures {
     /// The build products folder.
-    static let buildDirectory: String = PluginSearchPath.executableDirectory()!
+    package static let buildDirectory: String = PluginSearchPath.executableDirectory()!
 
     /// The repository's root.
-    static let repositoryRoot: String = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    package static let repositoryRoot: String = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
     /// The sample plugin products.
-    static let samplePlugins = ["DemoMessages", "DemoMedia", "CRating", "MatrixBridge"]
+    package static let samplePlugins = ["DemoMessages", "DemoMedia", "CRating", "MatrixBridge"]
 
     /// The path of the built product `name` (`lib<name>.so`).
-    static func library(_ name: String) -> String {
+    package static func library(_ name: String) -> String {
         "\(buildDirectory)/lib\(name).so"
     }
 
@@ -28,7 +28,7 @@ enum Fixtures {
     /// The fixtures are a package of their own (`Tests/Fixtures/BrokenPlugins`), so that they never land
     /// beside the `missive` executable, on its default search path. The first call builds that package into
     /// `fixtures` in the scratch folder (`.build/fixtures` by default), once per test process.
-    static func fixtureLibrary(_ name: String) throws -> String {
+    package static func fixtureLibrary(_ name: String) throws -> String {
         "\(try fixtureBuildDirectory.get())/lib\(name).so"
     }
 
@@ -67,13 +67,13 @@ enum Fixtures {
     }()
 
     /// Why the broken plugins could not be built.
-    struct FixtureBuildError: Error, CustomStringConvertible {
-        let description: String
+    package struct FixtureBuildError: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// A new empty folder. Loaded plugins are never unloaded, so the files in it must stay; the folder is
     /// left in the system's temporary directory.
-    static func temporaryDirectory() throws -> String {
+    package static func temporaryDirectory() throws -> String {
         let path = NSTemporaryDirectory() + "missive-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
@@ -81,7 +81,7 @@ enum Fixtures {
 
     /// A new folder holding copies of the given products, optionally renamed (`[product: file name]`).
     /// Products the package builds come from its build folder, the others from the fixture package.
-    static func stage(_ products: [String], renamed: [String: String] = [:]) throws -> String {
+    package static func stage(_ products: [String], renamed: [String: String] = [:]) throws -> String {
         let directory = try temporaryDirectory()
         for product in products {
             let name = renamed[product] ?? "lib\(product).so"
@@ -92,37 +92,37 @@ enum Fixtures {
     }
 
     /// A search path of exactly these folders.
-    static func searchPath(_ directories: String...) -> PluginSearchPath {
+    package static func searchPath(_ directories: String...) -> PluginSearchPath {
         .standard(explicitDirectories: directories, environment: [:], includeDefaults: false)
     }
 
     /// The sample conversation, one envelope per line.
-    static func conversationLines() throws -> [[UInt8]] {
+    package static func conversationLines() throws -> [[UInt8]] {
         let data = try Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/SampleData/conversation.jsonl"))
         return Array(data).split(separator: 0x0A).map(Array.init)
     }
 
     /// A registry with the built-ins and the three sample plugins, loaded from a private copy.
-    static func sampleRegistry() throws -> MessageRegistry {
+    package static func sampleRegistry() throws -> MessageRegistry {
         let result = MessageRegistry.discover(searchPath: searchPath(try stage(samplePlugins)))
         #expect(result.rejections.isEmpty, "\(result.rejections)")
         return result.registry
     }
 
     /// The metadata cache the CLI runs of this test process share, instead of the user's own.
-    static let cliMetadataCache = NSTemporaryDirectory() + "missive-tests-cache-\(ProcessInfo.processInfo.processIdentifier)"
+    package static let cliMetadataCache = NSTemporaryDirectory() + "missive-tests-cache-\(ProcessInfo.processInfo.processIdentifier)"
 
     /// What a run of the `missive` executable did.
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    package struct Run {
+        package var status: Int32
+        package var stdout: String
+        package var stderr: String
         /// Whether the run was stopped at its time limit.
-        var timedOut = false
+        package var timedOut = false
     }
 
     /// Runs the built `missive` executable, as a user would, without `MISSIVE_PLUGIN_PATH`.
-    static func missive(_ arguments: String..., input: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
+    package static func missive(_ arguments: String..., input: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
         try missive(arguments, input: input, environment: extra)
     }
 
@@ -130,7 +130,7 @@ enum Fixtures {
     ///
     /// Each run gets a crash journal of its own (`MISSIVE_QUARANTINE`), so that a plugin one test crashes
     /// on purpose is never quarantined for another; tests of the quarantine pass one in `environment`.
-    static func missive(
+    package static func missive(
         _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:], directory: String? = nil
     ) throws -> Run {
         let journal = NSTemporaryDirectory() + "missive-tests-crashes-\(UUID().uuidString)"
@@ -144,7 +144,7 @@ enum Fixtures {
     /// Runs a program and collects what it prints. The environment is this process's with `environment`
     /// added, or with `inherit: false` exactly `environment`. With a `timeout`, a program still running then
     /// is stopped, and the run says so.
-    static func run(
+    package static func run(
         _ executable: String, _ arguments: [String], input: String? = nil, directory: String? = nil,
         environment: [String: String] = [:], inherit: Bool = true, timeout: Duration? = nil
     ) throws -> Run {
@@ -193,7 +193,7 @@ enum Fixtures {
     }
 
     /// The files mapped into this process, from `/proc/self/maps`.
-    static func mappedFiles() throws -> Set<String> {
+    package static func mappedFiles() throws -> Set<String> {
         // /proc files report a size of 0, so read until the end instead of by size.
         let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/maps"))
         defer { try? handle.close() }
@@ -204,7 +204,7 @@ enum Fixtures {
     }
 
     /// An envelope around `content`.
-    static func envelope(
+    package static func envelope(
         _ objectName: String, _ content: String, persistence: Persistence? = nil, fallbackText: String? = nil
     ) -> Envelope {
         Envelope(
@@ -215,18 +215,18 @@ enum Fixtures {
 
 extension Array where Element == UInt8 {
     /// The bytes as UTF-8 text, for readable expectations.
-    var text: String { String(decoding: self, as: UTF8.self) }
+    package var text: String { String(decoding: self, as: UTF8.self) }
 }
 
 /// What a run under a sanitizer (`bash Scripts/sanitize.sh thread|address`; docs/SANITIZERS.md) changes in
 /// the outcomes the tests expect. In a normal run every expectation is the plain one.
-enum SanitizerRun {
+package enum SanitizerRun {
     /// The sanitizer the test bundle (and with it the `missive` executable) was built with, or `nil`.
-    static let current = Sanitizer.current
+    package static let current = Sanitizer.current
 
     /// The exit code of a process the sanitizer stopped after its report: its default, which
     /// `Scripts/sanitize.sh` keeps (66 for ThreadSanitizer, 1 for AddressSanitizer); `nil` in a normal run.
-    static var exitCode: Int32? {
+    package static var exitCode: Int32? {
         switch current {
         case .thread: 66
         case .address: 1
@@ -236,44 +236,44 @@ enum SanitizerRun {
 
     /// A test's time limit: `minutes` in a normal run, four times as long under a sanitizer, which makes the
     /// code several times slower (the 100,000-message ingest of `StoreCLITests` ran past its 5 minutes).
-    static func timeLimit(minutes: Int) -> TimeLimitTrait {
+    package static func timeLimit(minutes: Int) -> TimeLimitTrait {
         .timeLimit(.minutes(current == nil ? minutes : minutes * 4))
     }
 
     /// The outcome of a heap check (`memory.release`, `memory.errors`) that gives `outcome` in a normal run.
     /// The checks measure glibc's heap counters, which a sanitizer's allocator leaves still, so they skip.
-    static func memoryCheck(_ outcome: String) -> String {
+    package static func memoryCheck(_ outcome: String) -> String {
         current == nil ? outcome : "skipped"
     }
 
     /// How the checker words a check child that plugin code killed with `SIGSEGV`: by the signal in a normal
     /// run; under a sanitizer, whose handler takes the fault, reports it and exits, by the exit code.
-    static var segfaultInCheck: String {
+    package static var segfaultInCheck: String {
         exitCode.map { "exited with code \($0)" } ?? "SIGSEGV (signal 11)"
     }
 
     /// How the checker words a check child whose plugin code overflowed its stack. AddressSanitizer takes the
     /// fault on an alternate stack, reports a stack overflow and exits; ThreadSanitizer's handler has no stack
     /// left to run on, so the signal kills the child, as in a normal run.
-    static var stackOverflowInCheck: String {
+    package static var stackOverflowInCheck: String {
         current == .address ? segfaultInCheck : "SIGSEGV (signal 11)"
     }
 
     /// How the plugin scanner words a scan that plugin code killed with `SIGSEGV`, as `segfaultInCheck`.
-    static var segfaultInScan: String {
+    package static var segfaultInScan: String {
         exitCode.map { "exited with status \($0)" } ?? "SIGSEGV (signal 11)"
     }
 
     /// What the sanitizer's summary of a segmentation fault starts with (`SUMMARY: ThreadSanitizer: SEGV`),
     /// which the scanner quotes from the child's last lines; `SIGSEGV` in a normal run.
-    static var segfaultSummary: String {
+    package static var segfaultSummary: String {
         current.map { "SUMMARY: \($0.rawValue): SEGV" } ?? "SIGSEGV"
     }
 
     /// The options that built this test bundle (`--sanitize=...` and the linker flags that export the
     /// runtime's symbols to plugins), which `Scripts/sanitize.sh` passes in `MISSIVE_SANITIZER_BUILD_FLAGS`,
     /// for a host built by a test that must load the instrumented sample plugins; none in a normal run.
-    static var buildFlags: [String] {
+    package static var buildFlags: [String] {
         guard current != nil else { return [] }
         let flags = ProcessInfo.processInfo.environment["MISSIVE_SANITIZER_BUILD_FLAGS"] ?? ""
         return flags.split(separator: " ").map(String.init)

@@ -1,6 +1,7 @@
 import Foundation
 import Missive
 import MissiveConformance
+import MissiveTestSupport
 import Testing
 
 /// The view checks of `missive check` (`view.*`), run as users run them, on the real samples and on fixtures

@@ -1,6 +1,7 @@
 import Foundation
 import Missive
 import MissiveConformance
+import MissiveTestSupport
 import Testing
 
 /// `missive install` and `missive uninstall`, run as users run them, each test with its own per-user and

@@ -1,6 +1,7 @@
 import Foundation
 import Missive
 import MissiveRendering
+import MissiveTestSupport
 import Testing
 
 /// The HTML renderer: escaping, URLs, the page's self-containment, the component registry, the size

@@ -1,6 +1,7 @@
 import Foundation
 import Missive
 import MissiveRendering
+import MissiveTestSupport
 import Testing
 
 /// `missive actions`, `act` and `compose`, run as users run them, and the action buttons the renderers draw.

@@ -1,6 +1,7 @@
 import Foundation
 import Missive
 import MissiveConformance
+import MissiveTestSupport
 import Testing
 
 /// Signed plugins, the trust policy and the file-system checks, on copies of the real sample plugins: through
