@@ -7,6 +7,9 @@ import Missive
 protocol CLIJSON: Encodable, Sendable {
     /// The name of its JSON block in docs/CLI-JSON.md (`<!-- json: NAME -->`).
     static var documentedAs: String { get }
+    /// A value with every optional present and one element in every array, so that every field shows in its
+    /// JSON: what `missive json-examples` prints, and the contract test compares with the document.
+    static var example: Self { get }
 }
 
 extension Console {
