@@ -55,7 +55,7 @@ extension MissiveCommand {
                 }
             }
             guard let envelope = found else {
-                reportActionError(
+                try reportActionError(
                     MissiveError(.noSuchMessage, "no message has the id '\(messageID)' in \(name)" + (malformed > 0 ? " (\(malformed) malformed lines skipped)" : ""),
                                  action: action), format: format)
                 throw ExitCode(1)
@@ -64,7 +64,7 @@ extension MissiveCommand {
             do {
                 result = try discovery.registry.perform(action, on: discovery.registry.decode(envelope), arguments: arguments.arguments)
             } catch {
-                reportActionError(error.explainingRefusal(in: discovery.rejections), format: format)
+                try reportActionError(error.explainingRefusal(in: discovery.rejections), format: format)
                 throw ExitCode(1)
             }
             switch (result, format) {
@@ -73,23 +73,11 @@ extension MissiveCommand {
             case (.url(let url), .text):
                 Console.out(url)
             case (.edited(let message), .json):
-                var json = JSONWriter()
-                json.beginObject()
-                json.field("schemaVersion", 1)
-                json.field("action", action)
-                json.field("result", "content")
-                json.actionMessage(message)
-                json.endObject()
-                Console.out(bytes: json.bytes)
+                try Console.out(json: ActEditJSON(
+                    action: action, id: message.envelope.id, objectName: message.content.objectName, digest: message.digest,
+                    envelope: RawJSON(message.envelope.encoded())))
             case (.url(let url), .json):
-                var json = JSONWriter()
-                json.beginObject()
-                json.field("schemaVersion", 1)
-                json.field("action", action)
-                json.field("result", "url")
-                json.field("url", url)
-                json.endObject()
-                Console.out(bytes: json.bytes)
+                try Console.out(json: ActURLJSON(action: action, url: url))
             }
         }
     }

@@ -27,21 +27,9 @@ extension MissiveCommand {
             let refused = result.rejections.filter { $0.action != nil }
             switch format {
             case .json:
-                var json = JSONWriter()
-                json.beginObject()
-                json.field("schemaVersion", 1)
-                for (name, list) in [("composerActions", registry.composerActions), ("messageActions", registry.messageActions)] {
-                    json.key(name)
-                    json.beginArray()
-                    for action in list { json.action(action) }
-                    json.endArray()
-                }
-                json.key("rejected")
-                json.beginArray()
-                for rejection in refused { json.rejection(rejection) }
-                json.endArray()
-                json.endObject()
-                Console.out(bytes: json.bytes)
+                try Console.out(json: ActionsJSON(
+                    composerActions: registry.composerActions.map(ActionJSON.init), messageActions: registry.messageActions.map(ActionJSON.init),
+                    rejected: refused.map(RejectionJSON.init)))
             case .text:
                 let composer = registry.composerActions
                 Console.out("Composer actions (\(composer.count)):")
@@ -121,59 +109,103 @@ extension MissiveError {
 }
 
 /// Reports an action's error: on standard error, and as a JSON object on standard output for `--format json`.
-func reportActionError(_ error: MissiveError, format: OutputFormat) {
+func reportActionError(_ error: MissiveError, format: OutputFormat) throws {
     Console.error("[\(error.code)] \(error.objectName.map { "\($0): " } ?? "")\(error.message)" + (error.file.map { " (\($0))" } ?? ""))
     guard format == .json else { return }
-    var json = JSONWriter()
-    json.beginObject()
-    json.field("schemaVersion", 1)
-    json.key("error")
-    json.beginObject()
-    json.field("code", error.code.description)
-    json.field("message", error.message)
-    json.field("file", error.file)
-    json.field("objectName", error.objectName)
-    json.field("action", error.action)
-    json.field("parameter", error.parameter)
-    json.endObject()
-    json.endObject()
-    Console.out(bytes: json.bytes)
+    try Console.out(json: ActionErrorJSON(error: .init(
+        code: error.code.description, message: error.message, file: error.file, objectName: error.objectName, action: error.action,
+        parameter: error.parameter)))
 }
 
-extension JSONWriter {
-    /// An action's declaration: kind, id, objectName, title, icon, priority, yields, signature, parameters
-    /// and plugin.
-    mutating func action(_ action: ActionDeclaration) {
-        beginObject()
-        field("kind", action.kind.rawValue)
-        field("id", action.id)
-        field("objectName", action.objectName)
-        field("title", action.title)
-        field("icon", action.icon)
-        field("priority", action.priority)
-        field("yields", action.yields.rawValue)
-        field("signature", action.signature.description)
-        key("parameters")
-        beginArray()
-        for parameter in action.parameters {
-            beginObject()
-            field("name", parameter.name)
-            field("type", parameter.type.rawValue)
-            field("cType", parameter.type.cType)
-            endObject()
-        }
-        endArray()
-        key("plugin")
-        plugin(action.plugin)
-        endObject()
-    }
+/// `missive actions --format json`.
+struct ActionsJSON: CLIJSON {
+    static let documentedAs = "actions"
+    let schemaVersion = 1
+    var composerActions: [ActionJSON]
+    var messageActions: [ActionJSON]
+    var rejected: [RejectionJSON]
+}
 
-    /// `{"id", "objectName", "digest", "envelope"}` of a message made or edited by an action.
-    mutating func actionMessage(_ message: Message) {
-        field("id", message.envelope.id)
-        field("objectName", message.content.objectName)
-        field("digest", message.digest)
-        key("envelope")
-        raw(message.envelope.encoded())
+/// **action**: an action's declaration, with the plugin that declares it.
+struct ActionJSON: CLIJSON {
+    static let documentedAs = "action"
+    /// `message` or `composer`.
+    var kind: String
+    var id: String
+    var objectName: String
+    var title: String
+    var icon: String
+    var priority: Int32
+    /// `content` or `url`.
+    var yields: String
+    var signature: String
+    var parameters: [Parameter]
+    var plugin: PluginJSON
+
+    /// A value parameter, that a caller gives an argument for.
+    struct Parameter: Encodable {
+        var name: String
+        var type: String
+        var cType: String
     }
+}
+
+extension ActionJSON {
+    init(_ action: ActionDeclaration) {
+        self.init(
+            kind: action.kind.rawValue, id: action.id, objectName: action.objectName, title: action.title, icon: action.icon, priority: action.priority,
+            yields: action.yields.rawValue, signature: action.signature.description,
+            parameters: action.parameters.map { Parameter(name: $0.name, type: $0.type.rawValue, cType: $0.type.cType) }, plugin: PluginJSON(action.plugin))
+    }
+}
+
+/// The error of `missive act` and `missive compose` with `--format json`.
+struct ActionErrorJSON: CLIJSON {
+    static let documentedAs = "action-error"
+    let schemaVersion = 1
+    var error: Details
+
+    /// The error's fields.
+    struct Details: Encodable {
+        var code: String
+        var message: String
+        var file: String?
+        var objectName: String?
+        var action: String?
+        var parameter: String?
+    }
+}
+
+/// `missive act --format json` for an action that edits the message.
+struct ActEditJSON: CLIJSON {
+    static let documentedAs = "act"
+    let schemaVersion = 1
+    var action: String
+    let result = "content"
+    var id: String
+    var objectName: String
+    var digest: String
+    /// The whole envelope, as ``Envelope/encoded()`` writes it.
+    var envelope: RawJSON
+}
+
+/// `missive act --format json` for an action that opens a URL.
+struct ActURLJSON: CLIJSON {
+    static let documentedAs = "act-url"
+    let schemaVersion = 1
+    var action: String
+    let result = "url"
+    var url: String
+}
+
+/// `missive compose --format json`: the message made.
+struct ComposeJSON: CLIJSON {
+    static let documentedAs = "compose"
+    let schemaVersion = 1
+    var action: String
+    var id: String
+    var objectName: String
+    var digest: String
+    /// The whole envelope, as ``Envelope/encoded()`` writes it.
+    var envelope: RawJSON
 }

@@ -60,20 +60,16 @@ extension MissiveCommand {
                     action: action, arguments: arguments.arguments, conversationID: conversation, senderID: sender,
                     id: messageID ?? MessageRegistry.newMessageID(), sentAt: sentAt ?? MessageRegistry.now(), parentID: parentID, viaContainer: viaContainer)
             } catch {
-                reportActionError(error.explainingRefusal(in: result.rejections), format: format)
+                try reportActionError(error.explainingRefusal(in: result.rejections), format: format)
                 throw ExitCode(1)
             }
             switch format {
             case .text:
                 Console.out(bytes: message.envelope.encoded())
             case .json:
-                var json = JSONWriter()
-                json.beginObject()
-                json.field("schemaVersion", 1)
-                json.field("action", action)
-                json.actionMessage(message)
-                json.endObject()
-                Console.out(bytes: json.bytes)
+                try Console.out(json: ComposeJSON(
+                    action: action, id: message.envelope.id, objectName: message.content.objectName, digest: message.digest,
+                    envelope: RawJSON(message.envelope.encoded())))
             }
         }
     }

@@ -34,63 +34,37 @@ extension MissiveCommand {
                 lineNumber += 1
                 if line.last == 0x0D { line = line.dropLast() }
                 guard line.contains(where: { ![0x20, 0x09].contains($0) }) else { continue }
+                let message: Message, content: [UInt8]
                 do {
-                    let message = try result.registry.decode(line: line)
-                    let content = try message.reencoded().content
-                    switch format {
-                    case .json: printJSON(message, content: content, line: lineNumber, registry: result.registry)
-                    case .text: printText(message, content: content, line: lineNumber, registry: result.registry)
-                    }
+                    message = try result.registry.decode(line: line)
+                    content = try message.reencoded().content
                 } catch {
                     failed = true
-                    report(error, line: lineNumber)
+                    try report(error, line: lineNumber)
+                    continue
+                }
+                switch format {
+                case .json: try printJSON(message, content: content, line: lineNumber, registry: result.registry)
+                case .text: printText(message, content: content, line: lineNumber, registry: result.registry)
                 }
             }
             if failed { throw ExitCode(1) }
         }
 
-        private func report(_ error: MissiveError, line: Int) {
+        private func report(_ error: MissiveError, line: Int) throws {
             Console.error("\(input == "-" ? "<stdin>" : input): line \(line): [\(error.code)] \(error.message)")
             guard format == .json else { return }
-            var json = JSONWriter()
-            json.beginObject()
-            json.field("line", line)
-            json.key("error")
-            json.beginObject()
-            json.field("code", error.code.description)
-            json.field("message", error.message)
-            json.endObject()
-            json.endObject()
-            Console.out(bytes: json.bytes)
+            try Console.out(json: DecodeErrorJSON(line: line, error: .init(code: error.code.description, message: error.message)))
         }
 
-        private func printJSON(_ message: Message, content: [UInt8], line: Int, registry: MessageRegistry) {
-            var json = JSONWriter()
-            json.beginObject()
-            json.field("line", line)
-            json.field("id", message.envelope.id)
-            json.field("objectName", message.envelope.objectName)
-            json.field("businessID", message.content.businessID)
-            json.key("container")
-            json.container(Self.container(of: message, in: registry))
-            json.field("known", message.isKnown)
-            json.field("decodedAs", message.isKnown ? message.content.objectName : UnknownMessage.objectName)
-            json.field("digest", message.digest)
-            json.key("searchableWords")
-            json.strings(message.content.searchableWords)
-            json.key("persistence")
-            json.persistence(message.persistence)
-            json.field("pushContent", message.content.pushContent)
-            json.key("media")
-            json.media(message.content.media)
-            json.field("parentID", message.envelope.parentID)
-            json.key("content")
-            json.raw(content)
-            json.field("reason", message.unknown.map { $0.reason.description })
-            json.key("pluginFailures")
-            json.strings(Self.pluginFailures(message))
-            json.endObject()
-            Console.out(bytes: json.bytes)
+        private func printJSON(_ message: Message, content: [UInt8], line: Int, registry: MessageRegistry) throws {
+            try Console.out(json: DecodeJSON(
+                line: line, id: message.envelope.id, objectName: message.envelope.objectName, businessID: message.content.businessID,
+                container: .of(Self.container(of: message, in: registry)), known: message.isKnown,
+                decodedAs: message.isKnown ? message.content.objectName : UnknownMessage.objectName, digest: message.digest,
+                searchableWords: message.content.searchableWords, persistence: PersistenceJSON(message.persistence),
+                pushContent: message.content.pushContent, media: message.content.media.map(MediaJSON.init), parentID: message.envelope.parentID,
+                content: RawJSON(content), reason: message.unknown.map { $0.reason.description }, pluginFailures: Self.pluginFailures(message)))
         }
 
         private func printText(_ message: Message, content: [UInt8], line: Int, registry: MessageRegistry) {
@@ -148,5 +122,41 @@ extension MissiveCommand {
             note { () throws(MissiveError) in _ = try content.checkedMedia() }
             return failures
         }
+    }
+}
+
+/// One line of `missive decode --format json`: one envelope. The lines carry no `schemaVersion` of their own;
+/// their layout is versioned with the other outputs' (schema version 1).
+struct DecodeJSON: CLIJSON {
+    static let documentedAs = "decode"
+    var line: Int
+    var id: String
+    var objectName: String
+    var businessID: String?
+    var container: ContainerJSON?
+    var known: Bool
+    var decodedAs: String
+    var digest: String
+    var searchableWords: [String]
+    var persistence: PersistenceJSON
+    var pushContent: String?
+    var media: MediaJSON?
+    var parentID: String?
+    /// The content as received.
+    var content: RawJSON
+    var reason: String?
+    var pluginFailures: [String]
+}
+
+/// The line of `missive decode --format json` in place of a malformed envelope.
+struct DecodeErrorJSON: CLIJSON {
+    static let documentedAs = "decode-error"
+    var line: Int
+    var error: Details
+
+    /// The envelope's error.
+    struct Details: Encodable {
+        var code: String
+        var message: String
     }
 }

@@ -23,51 +23,7 @@ extension MissiveCommand {
             }
             switch format {
             case .json:
-                var json = JSONWriter()
-                json.beginObject()
-                json.field("schemaVersion", 1)
-                json.field("file", file)
-                json.field("name", metadata.name)
-                json.field("version", metadata.version)
-                json.field("vendor", metadata.vendor)
-                json.field("abi", metadata.abiMajor)
-                json.field("abiVersion", metadata.abiVersion)
-                json.field("swiftVersion", metadata.swiftVersion)
-                json.key("containers")
-                json.beginArray()
-                for container in metadata.containers { json.container(container) }
-                json.endArray()
-                json.key("types")
-                json.beginArray()
-                for type in metadata.types {
-                    json.beginObject()
-                    json.field("objectName", type.objectName)
-                    json.field("businessID", type.businessID)
-                    json.field("container", type.businessID == nil ? nil : type.container ?? MessageRegistry.customObjectName)
-                    json.key("persistence")
-                    if let flag = type.persistence { json.persistence(flag) } else { json.integer(type.persistenceValue) }
-                    json.field("media", type.isMedia)
-                    json.endObject()
-                }
-                json.endArray()
-                json.key("actions")
-                json.beginArray()
-                for action in metadata.actions {
-                    json.beginObject()
-                    json.field("kind", action.kind.rawValue)
-                    json.field("id", action.id)
-                    json.field("objectName", action.objectName)
-                    json.field("title", action.title)
-                    json.field("icon", action.icon)
-                    json.field("priority", action.priority)
-                    json.field("yields", action.yields.rawValue)
-                    json.field("signature", action.signature)
-                    json.field("symbol", action.symbol)
-                    json.endObject()
-                }
-                json.endArray()
-                json.endObject()
-                Console.out(bytes: json.bytes)
+                try Console.out(json: InspectJSON(file: file, metadata: metadata))
             case .text:
                 Console.out("\(metadata.name) \(metadata.version) by \(metadata.vendor)")
                 Console.out("file:      \(file)")
@@ -93,5 +49,78 @@ extension MissiveCommand {
                 }
             }
         }
+    }
+}
+
+/// `missive inspect FILE --format json`.
+struct InspectJSON: CLIJSON {
+    static let documentedAs = "inspect"
+    let schemaVersion = 1
+    var file: String
+    var name: String
+    var version: String
+    var vendor: String
+    /// The ABI's major version alone, kept for scripts that read it.
+    var abi: Int
+    var abiVersion: String
+    var swiftVersion: String?
+    var containers: [ContainerJSON]
+    var types: [TypeEntry]
+    var actions: [ActionRecord]
+
+    /// One type the metadata declares.
+    struct TypeEntry: Encodable {
+        var objectName: String
+        var businessID: String?
+        var container: String?
+        var persistence: Flag
+        var media: Bool
+    }
+
+    /// The **persistence** shape, or the bare value when it is none of the four flags.
+    enum Flag: Encodable {
+        case flag(PersistenceJSON)
+        case invalid(UInt32)
+
+        func encode(to encoder: any Encoder) throws {
+            switch self {
+            case .flag(let flag): try flag.encode(to: encoder)
+            case .invalid(let value): try value.encode(to: encoder)
+            }
+        }
+    }
+
+    /// One action record, as written.
+    struct ActionRecord: Encodable {
+        /// `message` or `composer`.
+        var kind: String
+        var id: String
+        var objectName: String
+        var title: String
+        var icon: String
+        var priority: Int32
+        /// `content` or `url`.
+        var yields: String
+        var signature: String
+        var symbol: String?
+    }
+}
+
+extension InspectJSON {
+    init(file: String, metadata: PluginMetadata) {
+        self.init(
+            file: file, name: metadata.name, version: metadata.version, vendor: metadata.vendor, abi: metadata.abiMajor, abiVersion: metadata.abiVersion,
+            swiftVersion: metadata.swiftVersion, containers: metadata.containers.map(ContainerJSON.init),
+            types: metadata.types.map { type in
+                TypeEntry(
+                    objectName: type.objectName, businessID: type.businessID,
+                    container: type.businessID == nil ? nil : type.container ?? MessageRegistry.customObjectName,
+                    persistence: type.persistence.map { .flag(PersistenceJSON($0)) } ?? .invalid(type.persistenceValue), media: type.isMedia)
+            },
+            actions: metadata.actions.map { action in
+                ActionRecord(
+                    kind: action.kind.rawValue, id: action.id, objectName: action.objectName, title: action.title, icon: action.icon,
+                    priority: action.priority, yields: action.yields.rawValue, signature: action.signature, symbol: action.symbol)
+            })
     }
 }

@@ -41,15 +41,7 @@ extension MissiveCommand {
             let publicKey = signing.publicKey
             switch format {
             case .json:
-                var json = JSONWriter()
-                json.beginObject()
-                json.field("schemaVersion", 1)
-                json.field("privateKeyFile", key)
-                json.field("publicKeyFile", publicPath)
-                json.key("key")
-                json.publicKey(publicKey)
-                json.endObject()
-                Console.out(bytes: json.bytes)
+                try Console.out(json: KeygenJSON(privateKeyFile: key, publicKeyFile: publicPath, key: PublicKeyJSON(publicKey)))
             case .text:
                 Console.out("""
                     wrote the private key \(key) (mode 0600: keep it secret) and the public key \(publicPath)
@@ -59,4 +51,13 @@ extension MissiveCommand {
             }
         }
     }
+}
+
+/// `missive keygen --format json`: the key files written, and the key.
+struct KeygenJSON: CLIJSON {
+    static let documentedAs = "keygen"
+    let schemaVersion = 1
+    var privateKeyFile: String
+    var publicKeyFile: String
+    var key: PublicKeyJSON
 }

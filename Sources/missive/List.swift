@@ -21,55 +21,16 @@ extension MissiveCommand {
             // The refusals are part of the listing, so they are logged only when asked for (-v).
             let result = try plugins.discover(logger: logging.logger(defaultLevel: .error))
             switch format {
-            case .json: printJSON(result)
+            case .json: try printJSON(result)
             case .text: printText(result)
             }
         }
 
-        private func printJSON(_ result: DiscoveryResult) {
-            var json = JSONWriter()
-            json.beginObject()
-            json.field("schemaVersion", 1)
-            json.key("types")
-            json.beginArray()
-            for type in result.registry.types {
-                json.beginObject()
-                json.field("objectName", type.objectName)
-                json.field("businessID", type.businessID)
-                json.field("container", type.container)
-                json.key("dispatchesOn")
-                json.container(type.declaredContainer)
-                json.key("persistence")
-                json.persistence(type.persistence)
-                json.field("media", type.isMedia)
-                json.key("origin")
-                switch type.origin {
-                case .builtIn:
-                    json.string("builtin")
-                    json.key("plugin")
-                    json.null()
-                case .application:
-                    json.string("application")
-                    json.key("plugin")
-                    json.null()
-                case .plugin(let info):
-                    json.string("plugin")
-                    json.key("plugin")
-                    json.plugin(info)
-                }
-                json.endObject()
-            }
-            json.endArray()
-            json.key("plugins")
-            json.beginArray()
-            for plugin in result.plugins { json.plugin(plugin.info) }
-            json.endArray()
-            json.key("rejected")
-            json.beginArray()
-            for rejection in result.rejections { json.rejection(rejection) }
-            json.endArray()
-            json.endObject()
-            Console.out(bytes: json.bytes)
+        private func printJSON(_ result: DiscoveryResult) throws {
+            try Console.out(json: ListJSON(
+                types: result.registry.types.map(ListJSON.TypeEntry.init),
+                plugins: result.plugins.map { PluginJSON($0.info) },
+                rejected: result.rejections.map(RejectionJSON.init)))
         }
 
         private func printText(_ result: DiscoveryResult) {
@@ -107,6 +68,42 @@ extension MissiveCommand {
             guard let name = type.container, name != MessageRegistry.customObjectName else { return value }
             return "\(name) \(registry.type(objectName: name)?.declaredContainer?.key ?? "key")=\(value)"
         }
+    }
+}
+
+/// `missive list --format json`.
+struct ListJSON: CLIJSON {
+    static let documentedAs = "list"
+    let schemaVersion = 1
+    var types: [TypeEntry]
+    var plugins: [PluginJSON]
+    var rejected: [RejectionJSON]
+
+    /// One registered type.
+    struct TypeEntry: Encodable {
+        var objectName: String
+        var businessID: String?
+        var container: String?
+        var dispatchesOn: ContainerJSON?
+        var persistence: PersistenceJSON
+        var media: Bool
+        /// `builtin`, `application` or `plugin`.
+        var origin: String
+        var plugin: PluginJSON?
+    }
+}
+
+extension ListJSON.TypeEntry {
+    init(_ type: RegisteredType) {
+        let origin: String, plugin: PluginJSON?
+        switch type.origin {
+        case .builtIn: (origin, plugin) = ("builtin", nil)
+        case .application: (origin, plugin) = ("application", nil)
+        case .plugin(let info): (origin, plugin) = ("plugin", PluginJSON(info))
+        }
+        self.init(
+            objectName: type.objectName, businessID: type.businessID, container: type.container, dispatchesOn: .of(type.declaredContainer),
+            persistence: PersistenceJSON(type.persistence), media: type.isMedia, origin: origin, plugin: plugin)
     }
 }
 

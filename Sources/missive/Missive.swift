@@ -11,7 +11,7 @@ struct MissiveCommand: AsyncParsableCommand {
         version: MissiveVersion.string,
         subcommands: [
             List.self, Inspect.self, Decode.self, Render.self, Actions.self, Act.self, Compose.self, Store.self, Check.self, Install.self, Uninstall.self,
-            Quarantine.self, Keygen.self, Sign.self, Verify.self, ScanPlugin.self,
+            Quarantine.self, Keygen.self, Sign.self, Verify.self, ScanPlugin.self, JSONExamples.self,
         ]
     )
 

@@ -28,15 +28,7 @@ extension MissiveCommand {
             let blacklisted = PluginMetadataCache.standard()?.blacklisted() ?? []
             switch format {
             case .json:
-                var json = JSONWriter()
-                json.beginObject()
-                json.field("schemaVersion", 1)
-                json.key("crashes")
-                json.crashes(crashes)
-                json.key("blacklisted")
-                json.blacklisted(blacklisted)
-                json.endObject()
-                Console.out(bytes: json.bytes)
+                try Console.out(json: QuarantineListJSON(crashes: crashes.map(CrashJSON.init), blacklisted: blacklisted.map(BlacklistedJSON.init)))
             case .text:
                 let current = crashes.filter(\.isCurrent), released = crashes.filter { !$0.isCurrent }
                 var lines: [String] = []
@@ -80,15 +72,7 @@ extension MissiveCommand {
             let blacklisted = PluginMetadataCache.standard()?.clearScans(paths) ?? []
             switch format {
             case .json:
-                var json = JSONWriter()
-                json.beginObject()
-                json.field("schemaVersion", 1)
-                json.key("clearedCrashes")
-                json.crashes(crashes)
-                json.key("clearedBlacklisted")
-                json.blacklisted(blacklisted)
-                json.endObject()
-                Console.out(bytes: json.bytes)
+                try Console.out(json: QuarantineClearJSON(clearedCrashes: crashes.map(CrashJSON.init), clearedBlacklisted: blacklisted.map(BlacklistedJSON.init)))
             case .text:
                 let released = Set(crashes.map(\.path)).union(blacklisted.map(\.path)).sorted()
                 Console.out(released.isEmpty ? "Nothing to clear." : (["Released:"] + released.map { "  \($0)" }).joined(separator: "\n"))
@@ -118,33 +102,51 @@ extension MissiveCommand {
     }
 }
 
-extension JSONWriter {
-    /// `[{"file": ..., "objectName": ..., "operation": ..., "signal": 11, "date": ..., "quarantined": true}]`.
-    mutating func crashes(_ crashes: [PluginQuarantine.Crash]) {
-        beginArray()
-        for crash in crashes {
-            beginObject()
-            field("file", crash.path)
-            field("objectName", crash.objectName)
-            field("operation", crash.operation)
-            field("signal", crash.signal)
-            field("date", crash.date.formatted(.iso8601))
-            field("quarantined", crash.isCurrent)
-            field("reason", crash.description)
-            endObject()
-        }
-        endArray()
-    }
+/// `missive quarantine list --format json`.
+struct QuarantineListJSON: CLIJSON {
+    static let documentedAs = "quarantine-list"
+    let schemaVersion = 1
+    var crashes: [CrashJSON]
+    var blacklisted: [BlacklistedJSON]
+}
 
-    /// `[{"file": ..., "reason": ...}]`.
-    mutating func blacklisted(_ files: [PluginMetadataCache.BlacklistedFile]) {
-        beginArray()
-        for file in files {
-            beginObject()
-            field("file", file.path)
-            field("reason", file.reason)
-            endObject()
-        }
-        endArray()
+/// `missive quarantine clear --format json`: what it released.
+struct QuarantineClearJSON: CLIJSON {
+    static let documentedAs = "quarantine-clear"
+    let schemaVersion = 1
+    var clearedCrashes: [CrashJSON]
+    var clearedBlacklisted: [BlacklistedJSON]
+}
+
+/// **crash**: a crash the journal records.
+struct CrashJSON: CLIJSON {
+    static let documentedAs = "crash"
+    var file: String
+    var objectName: String?
+    var operation: String
+    var signal: Int32
+    /// ISO 8601, UTC.
+    var date: String
+    /// `false` once the file has changed since.
+    var quarantined: Bool
+    var reason: String
+}
+
+extension CrashJSON {
+    init(_ crash: PluginQuarantine.Crash) {
+        self.init(
+            file: crash.path, objectName: crash.objectName, operation: crash.operation, signal: crash.signal, date: crash.date.formatted(.iso8601),
+            quarantined: crash.isCurrent, reason: crash.description)
     }
+}
+
+/// **blacklisted**: a file whose scan crashed, exited early or hung.
+struct BlacklistedJSON: CLIJSON {
+    static let documentedAs = "blacklisted"
+    var file: String
+    var reason: String
+}
+
+extension BlacklistedJSON {
+    init(_ file: PluginMetadataCache.BlacklistedFile) { self.init(file: file.path, reason: file.reason) }
 }

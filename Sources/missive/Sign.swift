@@ -38,13 +38,7 @@ extension MissiveCommand {
                 Console.error(error.description)
                 throw ExitCode(2)
             }
-            var json = JSONWriter()
-            json.beginObject()
-            json.field("schemaVersion", 1)
-            json.key("signer")
-            json.publicKey(signing.publicKey)
-            json.key("files")
-            json.beginArray()
+            var signed: [SignJSON.File] = []
             var failed = false
             for file in files {
                 let target = output ?? PluginSignature.path(for: file)
@@ -56,31 +50,32 @@ extension MissiveCommand {
                     if format == .text {
                         Console.out("signed \(read.name) \(read.version) (\(file)) with \(signing.publicKey): wrote \(target)")
                     }
-                    json.beginObject()
-                    json.field("file", file)
-                    json.field("signatureFile", target)
-                    json.field("name", read.name)
-                    json.field("version", read.version)
-                    json.key("error")
-                    json.null()
-                    json.endObject()
+                    signed.append(SignJSON.File(file: file, signatureFile: target, name: read.name, version: read.version, error: nil))
                 } catch {
                     failed = true
                     Console.error("\(file): not signed: [\(error.code)] \(error.message)")
-                    json.beginObject()
-                    json.field("file", file)
-                    json.field("signatureFile", nil)
-                    json.field("name", metadata?.name)
-                    json.field("version", metadata?.version)
-                    json.key("error")
-                    json.rejection(error)
-                    json.endObject()
+                    signed.append(SignJSON.File(file: file, signatureFile: nil, name: metadata?.name, version: metadata?.version, error: RejectionJSON(error)))
                 }
             }
-            json.endArray()
-            json.endObject()
-            if format == .json { Console.out(bytes: json.bytes) }
+            if format == .json { try Console.out(json: SignJSON(signer: PublicKeyJSON(signing.publicKey), files: signed)) }
             if failed { throw ExitCode(1) }
         }
+    }
+}
+
+/// `missive sign --format json`: the signer's key, and one entry per file.
+struct SignJSON: CLIJSON {
+    static let documentedAs = "sign"
+    let schemaVersion = 1
+    var signer: PublicKeyJSON
+    var files: [File]
+
+    /// One file: its signature, or why it was not signed.
+    struct File: Encodable {
+        var file: String
+        var signatureFile: String?
+        var name: String?
+        var version: String?
+        var error: RejectionJSON?
     }
 }

@@ -29,15 +29,3 @@ extension MissiveCommand {
         return policy
     }
 }
-
-extension JSONWriter {
-    /// `{"fingerprint": ..., "publicKey": base64, "comment": string|null}` of a key, or `null`.
-    mutating func publicKey(_ key: PluginPublicKey?) {
-        guard let key else { return null() }
-        beginObject()
-        field("fingerprint", key.fingerprint)
-        field("publicKey", key.base64)
-        field("comment", key.comment.isEmpty ? nil : key.comment)
-        endObject()
-    }
-}

@@ -53,23 +53,7 @@ extension MissiveCommand {
                 }
                 policy = PluginTrustPolicy(mode: .require, trustedKeys: trusted)
             }
-            var json = JSONWriter()
-            json.beginObject()
-            json.field("schemaVersion", 1)
-            json.key("trustedKeys")
-            json.beginArray()
-            for trusted in policy.trustedKeys {
-                json.beginObject()
-                json.field("fingerprint", trusted.key.fingerprint)
-                json.field("comment", trusted.key.comment.isEmpty ? nil : trusted.key.comment)
-                json.field("source", trusted.source)
-                json.endObject()
-            }
-            json.endArray()
-            json.key("trustedKeyFolders")
-            json.strings(policy.trustedKeyFolders)
-            json.key("files")
-            json.beginArray()
+            var verified: [VerifyJSON.File] = []
             var allTrusted = true
             for file in files {
                 var metadata: PluginMetadata?
@@ -79,29 +63,23 @@ extension MissiveCommand {
                     let verification = try policy.verify(file: file, metadata: read, signatureFile: signature)
                     allTrusted = allTrusted && verification.isTrusted
                     if format == .text { Console.out(text(verification, metadata: read, policy: policy)) }
-                    json.verification(verification, metadata: read)
+                    verified.append(VerifyJSON.File(verification, metadata: read))
                 } catch {
                     allTrusted = false
                     if format == .text { Console.out("\(file): \(error.code): \(error.message)") }
-                    json.beginObject()
-                    json.field("file", file)
-                    json.field("status", error.code.description)
-                    json.field("trusted", false)
-                    json.field("reason", error.message)
-                    json.field("signatureFile", signature ?? PluginSignature.path(for: file))
-                    json.key("plugin")
-                    if let metadata { json.trustedPlugin(metadata) } else { json.null() }
-                    json.key("signer")
-                    json.null()
-                    json.field("trustedBy", nil)
-                    json.key("signed")
-                    json.null()
-                    json.endObject()
+                    verified.append(VerifyJSON.File(
+                        file: file, status: error.code.description, trusted: false, reason: error.message,
+                        signatureFile: signature ?? PluginSignature.path(for: file), plugin: metadata.map(VerifyJSON.Plugin.init), signer: nil,
+                        trustedBy: nil, signed: nil))
                 }
             }
-            json.endArray()
-            json.endObject()
-            if format == .json { Console.out(bytes: json.bytes) }
+            if format == .json {
+                try Console.out(json: VerifyJSON(
+                    trustedKeys: policy.trustedKeys.map {
+                        VerifyJSON.TrustedKey(fingerprint: $0.key.fingerprint, comment: $0.key.comment.isEmpty ? nil : $0.key.comment, source: $0.source)
+                    },
+                    trustedKeyFolders: policy.trustedKeyFolders, files: verified))
+            }
             if !allTrusted { throw ExitCode(1) }
         }
 
@@ -122,46 +100,70 @@ extension MissiveCommand {
     }
 }
 
-extension JSONWriter {
-    /// `{"name", "version", "vendor", "abiVersion", "types"}` of a plugin's metadata, as a statement names it.
-    mutating func trustedPlugin(_ metadata: PluginMetadata) {
-        beginObject()
-        field("name", metadata.name)
-        field("version", metadata.version)
-        field("vendor", metadata.vendor)
-        field("abiVersion", metadata.abiVersion)
-        key("types")
-        strings(metadata.types.map(\.objectName))
-        endObject()
+/// `missive verify --format json`: the keys trusted, and one entry per file.
+struct VerifyJSON: CLIJSON {
+    static let documentedAs = "verify"
+    let schemaVersion = 1
+    var trustedKeys: [TrustedKey]
+    var trustedKeyFolders: [String]
+    var files: [File]
+
+    /// A trusted key, and the `.pub` file it came from.
+    struct TrustedKey: Encodable {
+        var fingerprint: String
+        var comment: String?
+        var source: String
     }
 
-    /// One file of `missive verify --format json`.
-    mutating func verification(_ verification: SignatureVerification, metadata: PluginMetadata) {
-        beginObject()
-        field("file", verification.file)
-        field("status", verification.status.rawValue)
-        field("trusted", verification.isTrusted)
-        field("reason", verification.reason)
-        field("signatureFile", verification.signatureFile)
-        key("plugin")
-        trustedPlugin(metadata)
-        key("signer")
-        publicKey(verification.signer)
-        field("trustedBy", verification.trustedBy?.source)
-        key("signed")
-        if let signed = verification.signedStatement {
-            beginObject()
-            field("sha256", signed.sha256Hex)
-            field("name", signed.name)
-            field("version", signed.version)
-            field("vendor", signed.vendor)
-            field("abiVersion", signed.abi)
-            key("types")
-            strings(signed.objectNames)
-            endObject()
-        } else {
-            null()
-        }
-        endObject()
+    /// One file: its status, the signer and the statement signed.
+    struct File: Encodable {
+        var file: String
+        /// `trusted`, `untrusted-key`, ..., or the error code of a file that is not a readable plugin.
+        var status: String
+        var trusted: Bool
+        var reason: String
+        var signatureFile: String
+        var plugin: Plugin?
+        var signer: PublicKeyJSON?
+        /// The `.pub` file that trusts the signer.
+        var trustedBy: String?
+        var signed: Statement?
+    }
+
+    /// A plugin's metadata, as a statement names it.
+    struct Plugin: Encodable {
+        var name: String
+        var version: String
+        var vendor: String
+        var abiVersion: String
+        var types: [String]
+    }
+
+    /// The statement a signature signs.
+    struct Statement: Encodable {
+        var sha256: String
+        var name: String
+        var version: String
+        var vendor: String
+        var abiVersion: String
+        var types: [String]
+    }
+}
+
+extension VerifyJSON.Plugin {
+    init(_ metadata: PluginMetadata) {
+        self.init(name: metadata.name, version: metadata.version, vendor: metadata.vendor, abiVersion: metadata.abiVersion, types: metadata.types.map(\.objectName))
+    }
+}
+
+extension VerifyJSON.File {
+    init(_ verification: SignatureVerification, metadata: PluginMetadata) {
+        self.init(
+            file: verification.file, status: verification.status.rawValue, trusted: verification.isTrusted, reason: verification.reason,
+            signatureFile: verification.signatureFile, plugin: VerifyJSON.Plugin(metadata), signer: verification.signer.map(PublicKeyJSON.init),
+            trustedBy: verification.trustedBy?.source,
+            signed: verification.signedStatement.map {
+                VerifyJSON.Statement(sha256: $0.sha256Hex, name: $0.name, version: $0.version, vendor: $0.vendor, abiVersion: $0.abi, types: $0.objectNames)
+            })
     }
 }

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Missive
+import MissiveStore
+
+extension MissiveCommand.Store {
+    struct Redecode: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decode the stored unknown messages again through the plugins installed now.",
+            discussion: """
+                Every unknown message whose type is now known gets its digest, searchable words, flag and unread \
+                count from its type, in one transaction. Running it again changes nothing. Messages that still \
+                fail keep their reason.
+                """)
+
+        @OptionGroup var store: StoreOptions
+
+        @OptionGroup var plugins: PluginOptions
+
+        @OptionGroup var logging: LoggingOptions
+
+        func run() async throws {
+            let registry = try plugins.discover(logger: logging.logger()).registry
+            let database = try store.open()
+            let progress = Progress(label: "re-decoding", unit: "messages")
+            let report: RedecodeReport
+            do {
+                report = try await database.redecode(with: registry) { done, _ in progress.count(done, every: 5_000) }
+            } catch {
+                throw store.refuse(error)
+            }
+            progress.finish()
+            switch store.format {
+            case .text:
+                guard !report.types.isEmpty else { return Console.out("No unknown messages in \(database.path)") }
+                Console.out(cleanTable([["OBJECTNAME", "DECODED", "STILL UNKNOWN", "UNREAD CHANGED", "REASON"]] + report.types.map { type in
+                    [type.objectName, "\(type.decoded)", "\(type.stillUnknown)", "\(type.unreadChanged)", type.reason ?? ""]
+                }))
+                Console.out("\(report.decodedCount) decoded, \(report.stillUnknownCount) still unknown")
+            case .json:
+                try Console.out(json: StoreRedecodeJSON(
+                    decoded: report.decodedCount, stillUnknown: report.stillUnknownCount,
+                    types: report.types.map {
+                        StoreRedecodeJSON.TypeEntry(
+                            objectName: $0.objectName, decoded: $0.decoded, stillUnknown: $0.stillUnknown, unreadChanged: $0.unreadChanged, reason: $0.reason)
+                    }))
+            }
+        }
+    }
+}
+
+/// `missive store redecode --format json`.
+struct StoreRedecodeJSON: CLIJSON {
+    static let documentedAs = "store-redecode"
+    let schemaVersion = 1
+    var decoded: Int
+    var stillUnknown: Int
+    var types: [TypeEntry]
+
+    /// The messages of one objectName.
+    struct TypeEntry: Encodable {
+        var objectName: String
+        var decoded: Int
+        var stillUnknown: Int
+        var unreadChanged: Int
+        var reason: String?
+    }
+}
