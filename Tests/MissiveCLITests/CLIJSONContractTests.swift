@@ -1,5 +1,6 @@
 import Foundation
 import Missive
+import MissiveTestSupport
 import Testing
 
 /// docs/CLI-JSON.md against the CLI's output types: each `<!-- json: NAME -->` block holds exactly the fields,
