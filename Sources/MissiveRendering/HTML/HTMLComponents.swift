@@ -53,7 +53,7 @@ public struct HTMLComponents: Sendable {
         "<div class=\"actions\" role=\"group\">" + actions.map { layout.draw(.button($0.title, action: $0.id)) }.joined() + "</div>"
     }
 
-    /// Missive's own look: the class names `docs/HTML.md` lists, styled by ``HTMLStylesheet/standard``.
+    /// Missive's own look: the class names <doc:DrawingAsHTML> lists, styled by ``HTMLStylesheet/standard``.
     public static let standard = HTMLComponents(
         elements: StandardHTMLElements.all,
         bubble: { content, options in
