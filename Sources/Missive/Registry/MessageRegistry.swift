@@ -3,8 +3,9 @@ import MissiveCore
 
 /// The message types a host knows, by objectName and by the value their container dispatches on.
 ///
-/// Build one with ``Builder`` (or ``discover(searchPath:)``) before decoding starts. A registry is
-/// immutable afterwards: reading it is a dictionary lookup and safe from any thread.
+/// Build one with ``Builder`` (or
+/// ``discover(searchPath:includeBuiltIns:metadataCache:loading:protection:logger:)``) before decoding starts.
+/// A registry is immutable afterwards: reading it is a dictionary lookup and safe from any thread.
 ///
 /// Decoding an envelope picks the type in this order:
 /// 1. a registered objectName gives that type;
@@ -190,7 +191,7 @@ public struct MessageRegistry: Sendable {
     ///
     /// The new content is kept as given (spacing included). The members of the received content that
     /// are in neither `newContent` nor the type's own encoding of the received message are carried over after
-    /// the new ones, in their received order and spelling (see ``ContentMembers``), so that a newer sender's
+    /// the new ones, in their received order and spelling (see `ContentMembers`), so that a newer sender's
     /// fields and a container's key survive an edit by an older host. The envelope keeps its objectName, so
     /// content that came in a container goes out in it, and the result must decode, through the registry,
     /// to the same type: an edit cannot change the value a container dispatches on. The envelope's

@@ -16,7 +16,7 @@ import Missive
 /// A component writes markup, so it must pass every string it is given through
 /// ``HTMLEscaping/escape(_:)`` (text and attribute values alike), and every URL through
 /// ``HTMLEscaping/allowedURL(_:)`` before it becomes an `href`. The strings it is given are cleaned
-/// (``TextHygiene``) but not escaped. The page's Content-Security-Policy forbids scripts and every external
+/// (`TextHygiene`) but not escaped. The page's Content-Security-Policy forbids scripts and every external
 /// resource whatever a component writes.
 public struct HTMLComponents: Sendable {
     /// Draws one element; `layout` draws child elements with the same components.
