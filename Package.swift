@@ -42,6 +42,7 @@ let package = Package(
         // SHA-256 of plugin files (the scanner's verdicts and signatures) and Ed25519 (the Crypto product only:
         // BoringSSL, no ASN.1).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The C ABI: one versioned header.

@@ -2,13 +2,13 @@
 
 /// Declares a Swift type as a Missive message type.
 ///
-/// Attach it to a struct at file scope that conforms to ``MessageTextContent`` (and, for a media type,
-/// ``MediaMessageContent``, declared on the struct itself) and implements the rest of ``MessageCoding``
-/// (for a `Codable` struct, only ``MessageCoding/examples``):
+/// Attach it to a struct at file scope that conforms to `MessageTextContent` (and, for a media type,
+/// `MediaMessageContent`, declared on the struct itself) and implements the rest of `MessageCoding`
+/// (for a `Codable` struct, only `MessageCoding.examples`):
 ///
 /// ```swift
 /// @MissiveMessage("demo:link", businessID: "text_link", persistence: .counted)
-/// struct LinkMessage: Codable, MessageTextContent {
+/// struct LinkMessage: Codable, MessageContentView {
 ///     var text: String
 ///     var link: String
 ///     static var examples: [LinkMessage] { [LinkMessage(text: "Missive", link: "https://example.com")] }
@@ -29,7 +29,7 @@
 /// ```
 ///
 /// For a `Codable` struct, the macro also generates the decoding and encoding of its stored properties over
-/// ``MissiveJSONReader`` and ``MissiveJSONWriter`` (``MissiveJSONValue``), so that content skips
+/// `MissiveJSONReader` and `MissiveJSONWriter` (`MissiveJSONValue`), so that content skips
 /// `JSONDecoder`'s and `JSONEncoder`'s container machinery: see ``MissiveCoding()`` for what is generated and
 /// what keeps the `Codable` path. A hand-written `init(decoding:)` in the type's body that validates after
 /// decoding reaches the same fast path with `self = try MissiveJSON.decode(Self.self, from: content)`; without
@@ -97,8 +97,8 @@ public macro MissivePlugin(name: String, version: String, vendor: String, contai
 public macro MissiveAction(_ id: String, title: String, icon: String, priority: Int32 = 0, examples: [[ActionArgument]] = []) =
     #externalMacro(module: "MissiveMacros", type: "MissiveActionMacro")
 
-/// Generates a type's JSON coding over ``MissiveJSONReader`` and ``MissiveJSONWriter``: its conformance to
-/// ``MissiveJSONValue``, for the value types a message type holds and for types outside plugins.
+/// Generates a type's JSON coding over `MissiveJSONReader` and `MissiveJSONWriter`: its conformance to
+/// `MissiveJSONValue`, for the value types a message type holds and for types outside plugins.
 /// `@MissiveMessage` generates the same for the message type itself.
 ///
 /// ```swift
@@ -118,7 +118,7 @@ public macro MissiveAction(_ id: String, title: String, icon: String, priority: 
 ///   `Double`, `Float`, optionals, arrays, `[String: T]` dictionaries of those, and types that carry
 ///   `@MissiveCoding`. A member of any other type goes through `JSONDecoder` and `JSONEncoder` alone.
 /// - The result agrees with `Codable`: the same values, the same refusals and reasons (content the fast path
-///   refuses is decoded again by `JSONDecoder`, which decides), the same bytes as ``MissiveJSON/encoder``.
+///   refuses is decoded again by `JSONDecoder`, which decides), the same bytes as `MissiveJSON.encoder`.
 ///   Unknown members are skipped.
 ///
 /// A type the macro cannot generate for is a compile error; `@MissiveMessage` instead keeps the `Codable`

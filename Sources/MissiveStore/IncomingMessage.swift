@@ -7,7 +7,7 @@ public struct IncomingMessage: Sendable {
     /// The envelope as it is stored: the line received, byte for byte, when there was one.
     public var envelopeBytes: [UInt8]
 
-    /// A message whose envelope is stored as ``Envelope/encoded()`` writes it: its content byte for byte,
+    /// A message whose envelope is stored as `Envelope.encoded()` writes it: its content byte for byte,
     /// its other members in the envelope's order.
     public init(_ message: Message) {
         self.message = message
@@ -17,7 +17,7 @@ public struct IncomingMessage: Sendable {
     /// One received line (one envelope of JSON Lines), decoded through `registry` and stored exactly as
     /// received.
     ///
-    /// - Throws: ``MissiveError/Code/malformedEnvelope`` when the line is not a valid envelope.
+    /// - Throws: `MissiveError` with the code `malformed-envelope` when the line is not a valid envelope.
     public init(line: some Collection<UInt8>, registry: MessageRegistry) throws(MissiveError) {
         let bytes = Array(line)
         self.message = try registry.decode(line: bytes)

@@ -6,7 +6,7 @@ import Missive
 ///
 /// The contract every backend keeps, and that the store's test suite checks:
 /// - **Flags.** A message is stored when the persistence in effect is `persisted` or `counted` (see
-///   ``Message/persistence``: the type's flag, or for an unknown message the sender's flag, else
+///   `Message.persistence`: the type's flag, or for an unknown message the sender's flag, else
 ///   `persisted`). `none` and `status` messages are not stored; ``ingest(_:)`` reports them.
 /// - **Lossless.** The envelope is stored byte for byte (``IncomingMessage/envelopeBytes``), beside the
 ///   decoded columns.
@@ -83,7 +83,9 @@ public protocol MessageStore: Sendable {
     /// updating its columns, its search entry and the unread counters.
     ///
     /// Running it again changes nothing. Messages that still fail keep their (possibly new) reason.
-    /// - Parameter progress: called after every message looked at, with the count done and the total.
+    /// - Parameters:
+    ///   - registry: the host's registry, with the plugins installed since.
+    ///   - progress: called after every message looked at, with the count done and the total.
     func redecode(with registry: MessageRegistry, progress: (@Sendable (Int, Int) -> Void)?) async throws(StoreError) -> RedecodeReport
 
     /// Recounts unread counts, message counts, newest messages and reply counts from the rows, and checks

@@ -24,9 +24,11 @@ public final class SQLiteMessageStore: MessageStore {
     /// Opens the store at `path`, creating it (but not its folder) if it does not exist, and bringing an
     /// older schema up to date.
     ///
-    /// - Parameter owner: the account whose messages never count as unread. A store remembers its owner:
-    ///   `nil` keeps the one it has; a store without one takes this one (and recounts). Naming another
-    ///   owner than the store's is refused.
+    /// - Parameters:
+    ///   - path: the SQLite file.
+    ///   - owner: the account whose messages never count as unread. A store remembers its owner: `nil`
+    ///     keeps the one it has; a store without one takes this one (and recounts). Naming another owner
+    ///     than the store's is refused.
     /// - Throws: ``StoreError/Code/cannotOpen`` with SQLite's reason; ``StoreError/Code/ownerMismatch``.
     public init(path: String, owner: String? = nil) throws(StoreError) {
         self.path = path

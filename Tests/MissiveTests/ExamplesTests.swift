@@ -15,10 +15,17 @@ import Testing
         let code: String
     }
 
-    /// Every ```swift block of the README and docs/, with the `<!-- file: PATH -->` line above it, if any.
+    /// Every ```swift block of the README, docs/ and the DocC catalogs' articles (`Sources/*/Documentation.docc`),
+    /// with the `<!-- file: PATH -->` line above it, if any.
     static func swiftSnippets() throws -> [Snippet] {
-        let docs = (try? FileManager.default.contentsOfDirectory(atPath: Fixtures.repositoryRoot + "/docs")) ?? []
-        let documents = ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        let manager = FileManager.default
+        let docs = (try? manager.contentsOfDirectory(atPath: Fixtures.repositoryRoot + "/docs")) ?? []
+        var documents = ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        for module in try manager.contentsOfDirectory(atPath: Fixtures.repositoryRoot + "/Sources").sorted() {
+            let catalog = "Sources/" + module + "/Documentation.docc"
+            guard let files = manager.enumerator(atPath: Fixtures.repositoryRoot + "/" + catalog) else { continue }
+            documents += files.compactMap { $0 as? String }.filter { $0.hasSuffix(".md") }.sorted().map { catalog + "/" + $0 }
+        }
         var snippets: [Snippet] = []
         for document in documents {
             let lines = try String(contentsOfFile: Fixtures.repositoryRoot + "/" + document, encoding: .utf8)

@@ -80,8 +80,10 @@ public enum PluginLoader {
 
     /// Loads one plugin file. Loading a file again returns the same plugin without calling its entry again.
     ///
-    /// - Parameter logger: where to log decisions (a Swift patch-version difference, for example); `nil`
-    ///   logs nothing. A refusal is thrown, not logged.
+    /// - Parameters:
+    ///   - path: the plugin file.
+    ///   - logger: where to log decisions (a Swift patch-version difference, for example); `nil` logs
+    ///     nothing. A refusal is thrown, not logged.
     public static func load(_ path: String, logger: Logger? = nil) throws(MissiveError) -> LoadedPlugin {
         try load(path, metadata: try PluginMetadata.read(fromFile: path), logger: logger)
     }

@@ -67,8 +67,10 @@ extension MessageRegistry {
     /// gives an http or https URL.
     ///
     /// - Parameters:
+    ///   - actionID: the action's id, unique within the message's type.
+    ///   - message: the message to act on.
     ///   - arguments: one per value parameter, in order; a view button's `arguments` are the first ones
-    ///     (``ActionArgument/list(fromJSONArray:)``), and the host gives the rest.
+    ///     (`ActionArgument.list(fromJSONArray:)`), and the host gives the rest.
     /// - Throws: ``MissiveError`` naming the plugin file, the type and the action: `no-such-action` when the
     ///   message's type has no such action (or the message is unknown); `invalid-argument`, with the
     ///   parameter, when an argument does not fit (the plugin is not called) or the plugin refused them;

@@ -36,7 +36,7 @@ public protocol MessageContent: Sendable {
 
 extension MessageContent {
     /// What a host draws for the content: the view its type describes, or, when it describes none (or its
-    /// view fails or is unusable), ``ViewElement/defaultView(digest:media:)``; `nil` for status content,
+    /// view fails or is unusable), `ViewElement.defaultView(digest:media:)`; `nil` for status content,
     /// which is not drawn. Hosts draw an ``UnknownMessage`` as an unsupported card instead.
     public var view: ViewElement? {
         guard persistence != .status else { return nil }
@@ -45,7 +45,7 @@ extension MessageContent {
     }
 }
 
-/// The content of a built-in or host-registered Swift ``MessageType``, as a ``MessageContent``.
+/// The content of a built-in or host-registered Swift `MessageType`, as a ``MessageContent``.
 public struct TypedContent<Value: MessageType>: MessageContent {
     /// The decoded value.
     public let value: Value
@@ -67,7 +67,7 @@ public struct TypedContent<Value: MessageType>: MessageContent {
     public var objectName: String { Value.objectName }
     public var businessID: String? { Value.businessID }
     public var persistence: Persistence { Value.persistence }
-    /// The type's digest, cleaned by ``TextHygiene/digest(_:)``: it holds the sender's text.
+    /// The type's digest, cleaned by `TextHygiene.digest(_:)`: it holds the sender's text.
     public var digest: String { TextHygiene.digest(value.digest) }
     /// The type's push text, cleaned like the digest; `nil` for status types.
     public var pushContent: String? { Value.persistence == .status ? nil : value.pushContent.map(TextHygiene.digest) }
@@ -79,7 +79,7 @@ public struct TypedContent<Value: MessageType>: MessageContent {
         return try typeEncodedContent()
     }
 
-    /// The value's view when its type conforms to ``MessageViewContent``, sanitized.
+    /// The value's view when its type conforms to `MessageViewContent`, sanitized.
     public func describedView() throws(MissiveError) -> ViewReading? {
         guard Value.describesView, let described = (value as? any MessageViewContent)?.view else { return nil }
         var sanitizer = ViewSanitizer()

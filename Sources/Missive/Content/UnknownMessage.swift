@@ -100,7 +100,7 @@ public struct UnknownMessage: MessageContent, Hashable {
 
     /// The sender's fallback text; else `[Invalid message: TYPE]` when the registered type TYPE refused the
     /// content; else `[Unsupported message: NAME]`, with the objectName it was sent under.
-    /// The result is cleaned by ``TextHygiene/digest(_:)``: every part of it comes from the sender.
+    /// The result is cleaned by `TextHygiene.digest(_:)`: every part of it comes from the sender.
     public var digest: String {
         if let fallbackText {
             let cleaned = TextHygiene.digest(fallbackText)

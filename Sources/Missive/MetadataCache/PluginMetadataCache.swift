@@ -30,7 +30,7 @@ struct FileIdentity: Hashable, Sendable {
 /// A cache of plugin metadata and of the plugin scanner's verdicts, so that startup need not open and parse
 /// every plugin file, as GStreamer's registry cache does.
 ///
-/// The cache is a binary snapshot (``PluginSnapshot``), read whole with one `read` at the first lookup. Its
+/// The cache is a binary snapshot (`PluginSnapshot`), read whole with one `read` at the first lookup. Its
 /// index is sorted by a hash of the path, so a start decodes only the entries of the files it finds. An
 /// entry is used only when the file's path, device, inode, size, modification time and status-change time
 /// are all unchanged.

@@ -55,7 +55,7 @@ extension MessageRegistry {
     ///
     /// The new content is kept as given (spacing included). The members of the received content that
     /// are in neither `newContent` nor the type's own encoding of the received message are carried over after
-    /// the new ones, in their received order and spelling (see ``ContentMembers``), so that a newer sender's
+    /// the new ones, in their received order and spelling (see `ContentMembers`), so that a newer sender's
     /// fields and a container's key survive an edit by an older host. The envelope keeps its objectName, so
     /// content that came in a container goes out in it, and the result must decode, through the registry,
     /// to the same type: an edit cannot change the value a container dispatches on. The envelope's

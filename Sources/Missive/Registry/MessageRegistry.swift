@@ -2,8 +2,9 @@ import MissiveCore
 
 /// The message types a host knows, by objectName and by the value their container dispatches on.
 ///
-/// Build one with ``Builder`` (or ``discover(searchPath:)``) before decoding starts. A registry is
-/// immutable afterwards: reading it is a dictionary lookup and safe from any thread.
+/// Build one with ``Builder`` (or
+/// ``discover(searchPath:includeBuiltIns:metadataCache:loading:protection:logger:)``) before decoding starts.
+/// A registry is immutable afterwards: reading it is a dictionary lookup and safe from any thread.
 ///
 /// Decoding an envelope picks the type in this order:
 /// 1. a registered objectName gives that type;

@@ -16,7 +16,7 @@ import Missive
 /// A component writes markup, so it must pass every string it is given through
 /// ``HTMLEscaping/escape(_:)`` (text and attribute values alike), and every URL through
 /// ``HTMLEscaping/allowedURL(_:)`` before it becomes an `href`. The strings it is given are cleaned
-/// (``TextHygiene``) but not escaped. The page's Content-Security-Policy forbids scripts and every external
+/// (`TextHygiene`) but not escaped. The page's Content-Security-Policy forbids scripts and every external
 /// resource whatever a component writes.
 public struct HTMLComponents: Sendable {
     /// Draws one element; `layout` draws child elements with the same components.
@@ -53,7 +53,7 @@ public struct HTMLComponents: Sendable {
         "<div class=\"actions\" role=\"group\">" + actions.map { layout.draw(.button($0.title, action: $0.id)) }.joined() + "</div>"
     }
 
-    /// Missive's own look: the class names `docs/HTML.md` lists, styled by ``HTMLStylesheet/standard``.
+    /// Missive's own look: the class names <doc:DrawingAsHTML> lists, styled by ``HTMLStylesheet/standard``.
     public static let standard = HTMLComponents(
         elements: StandardHTMLElements.all,
         bubble: { content, options in

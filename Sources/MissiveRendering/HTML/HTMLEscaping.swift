@@ -10,10 +10,10 @@ public enum HTMLEscaping {
     /// `text` safe to write as HTML text or as a quoted attribute value.
     ///
     /// - `&`, `<`, `>`, `"` and `'` become `&amp;`, `&lt;`, `&gt;`, `&quot;` and `&#39;`;
-    /// - a code point that cleaned text never holds (``TextHygiene/isUnsafe(_:)``: C0 and C1 controls, DEL,
+    /// - a code point that cleaned text never holds (`TextHygiene.isUnsafe(_:)`: C0 and C1 controls, DEL,
     ///   bidi embeddings, overrides and isolates, line and paragraph separators) becomes U+FFFD, except tab
     ///   and line feed, which are kept. Sanitized views hold none of them; this is a second line of defence
-    ///   for strings that did not go through ``ViewSanitizer``.
+    ///   for strings that did not go through `ViewSanitizer`.
     public static func escape(_ text: some StringProtocol) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)
@@ -42,7 +42,7 @@ public enum HTMLEscaping {
         " \(name)=\"\(escape(value))\""
     }
 
-    /// `url`, when it may become an `href`: an http or https URL (``ViewSanitizer/isAllowedURL(_:limits:)``);
+    /// `url`, when it may become an `href`: an http or https URL (`ViewSanitizer.isAllowedURL(_:limits:)`);
     /// `nil` for anything else, such as `javascript:`, `data:` or `file:` URLs. Views reaching a renderer are
     /// sanitized already; the renderer checks again, so that a tree built by hand cannot bypass the rule.
     public static func allowedURL(_ url: String) -> String? {

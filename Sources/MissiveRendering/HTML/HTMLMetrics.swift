@@ -25,7 +25,7 @@ public struct HTMLSize: Sendable, Hashable, CustomStringConvertible {
 
 /// The numbers the standard HTML look is built from: the stylesheet (``HTMLStylesheet``) is written from
 /// them and ``HTMLRenderer/estimate(_:maxWidth:)`` computes with them, so the estimate and the page agree
-/// on font sizes, line heights, paddings and gaps. `docs/HTML.md` describes the model.
+/// on font sizes, line heights, paddings and gaps. <doc:DrawingAsHTML> describes the model.
 public enum HTMLMetrics {
     /// A font as the estimate models it.
     public struct Font: Sendable, Hashable {

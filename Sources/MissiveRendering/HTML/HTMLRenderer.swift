@@ -10,7 +10,7 @@ import Missive
 /// ratio holding its alternative text, with an ordinary link to the image. Every string from a sender or a
 /// plugin is escaped by ``HTMLEscaping/escape(_:)``, and only http and https URLs become links.
 ///
-/// `docs/HTML.md` describes the page's structure, its class names and the estimate's font model.
+/// <doc:DrawingAsHTML> describes the page's structure, its class names and the estimate's font model.
 public struct HTMLRenderer: Sendable {
     /// The page's title, in `<title>` and in its heading.
     public var title: String
@@ -38,7 +38,7 @@ public struct HTMLRenderer: Sendable {
     /// wide: what a list needs before drawing. For a message in a transcript, pass
     /// ``HTMLMetrics/bubbleContentWidth``.
     ///
-    /// It is an estimate from a font model (``HTMLMetrics``; `docs/HTML.md`), not a measurement: real fonts
+    /// It is an estimate from a font model (``HTMLMetrics``; <doc:DrawingAsHTML>), not a measurement: real fonts
     /// differ from the model's average advances. It uses the stylesheet's own font sizes, line heights,
     /// paddings and gaps, and wraps text the way the stylesheet does. It is a pure function, safe to call
     /// from any thread.

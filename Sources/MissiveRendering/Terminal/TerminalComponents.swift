@@ -11,8 +11,8 @@ import Missive
 /// let renderer = TerminalRenderer(width: 80, colors: false, components: components)
 /// ```
 ///
-/// Every function is pure: the renderer and ``TerminalRenderer/measure(_:maxWidth:)`` call the same ones,
-/// so a view measures exactly as it is drawn. Strings reaching them are clean (``TextHygiene``).
+/// Every function is pure: the renderer and ``TerminalRenderer/measure(_:maxWidth:)-swift.type.method`` call the same ones,
+/// so a view measures exactly as it is drawn. Strings reaching them are clean (`TextHygiene`).
 public struct TerminalComponents: Sendable {
     /// Draws one element within `width` columns; `layout` draws child elements with the same components.
     public typealias ElementDrawing = @Sendable (_ element: ViewElement, _ width: Int, _ layout: TerminalLayout) -> TerminalBlock

@@ -4,7 +4,7 @@ import Missive
 /// Draws transcripts and views for a terminal: Unicode box drawing, ANSI colours (or none), and text
 /// wrapped to the width in terminal columns (``TerminalWidth``).
 ///
-/// Every string it draws comes from a sanitized view or is cleaned by ``TextHygiene``, so that nothing a
+/// Every string it draws comes from a sanitized view or is cleaned by `TextHygiene`, so that nothing a
 /// sender or a plugin wrote can move the cursor, change the title or reorder text. The only escape
 /// sequences in its output are its own colours, and none at all when ``colors`` is false.
 public struct TerminalRenderer: Sendable {

@@ -9,7 +9,7 @@
 /// - 1 column otherwise. Ambiguous-width characters (box drawing, `★`, `×`) count as 1, as in
 ///   non-East-Asian locales.
 ///
-/// Controls never reach the measurer: every string in a view is cleaned by ``TextHygiene`` first.
+/// Controls never reach the measurer: every string in a view is cleaned by `TextHygiene` first.
 public enum TerminalWidth {
     /// The columns `text` takes.
     public static func of(_ text: some StringProtocol) -> Int {

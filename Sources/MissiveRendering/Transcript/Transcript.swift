@@ -155,13 +155,15 @@ public struct Transcript: Sendable {
     /// Lays out `messages`, in the order they were sent.
     ///
     /// - Parameters:
+    ///   - messages: the conversation, in any order; a message given twice (the same id) is drawn once, in
+    ///     the place of the first, as the last version given.
     ///   - currentUserID: whose messages are flipped.
     ///   - clock: the days and times, in a time zone (UTC by default).
     ///   - resolver: the layout rules.
     ///   - authorName: a display name for a sender id; the id itself by default. Cleaned before use.
-    ///   - actions: the actions a message offers, usually ``MessageRegistry/actions(for:)``; none by default.
+    ///   - actions: the actions a message offers, usually `MessageRegistry.actions(for:)`; none by default.
     ///     A message shows, as buttons under its content, those its view does not already name in a button.
-    ///   - replyCounts: each message's number of replies, when the host knows more of them than `messages`
+    ///   - replyCountsGiven: each message's number of replies, when the host knows more of them than `messages`
     ///     holds (a store drawing one page of a conversation); by default the replies among `messages`.
     ///   - original: the message a reply quotes when it is not among `messages` (a store looks it up); by
     ///     default none, and the preview says the original was not found.

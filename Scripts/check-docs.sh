@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the DocC documentation of the four library products with the swift-docc-plugin, and fails on any
+# warning: a ``Symbol`` link that resolves to nothing or to several symbols, an unknown <doc:Article>, a malformed
+# Topics section. docc treats its warnings as errors (--warnings-as-errors); the output is also searched for
+# "warning:", so that a warning from another stage (the symbol graphs' build) fails the run too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+products=(Missive MissivePluginKit MissiveRendering MissiveStore)
+arguments=()
+for product in "${products[@]}"; do arguments+=(--target "$product"); done
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+swift package generate-documentation "${arguments[@]}" --warnings-as-errors 2>&1 | tee "$log" || status=$?
+if [ "$status" -ne 0 ]; then
+    echo "check-docs: the documentation build failed (exit $status)" >&2
+    exit 1
+fi
+if grep -q 'warning:' "$log"; then
+    echo "check-docs: the documentation build has warnings:" >&2
+    grep 'warning:' "$log" >&2
+    exit 1
+fi
+echo "check-docs: the documentation of ${products[*]} builds with no warning"
