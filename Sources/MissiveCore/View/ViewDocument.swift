@@ -88,7 +88,7 @@ public enum ViewDocument {
         let value: JSONValue
         do {
             // Deep enough for stacks nested past the limit to be read and then cut with a clear problem.
-            value = try JSONValueParser.parse(bytes, maxDepth: 4 * limits.maxDepth + 8)
+            value = try JSONValue.parse(bytes, maxDepth: 4 * limits.maxDepth + 8, loneSurrogates: .replace)
         } catch {
             return ViewReading(element: nil, problems: [ViewProblem(path: "root", message: "not valid JSON: \(error)")])
         }
@@ -431,7 +431,7 @@ public struct ViewSanitizer {
                 return nil
             }
             if let arguments = button.arguments {
-                guard case .array? = try? JSONValueParser.parse(Array(arguments.utf8), maxDepth: 16) else {
+                guard case .array? = try? JSONValue.parse(Array(arguments.utf8), maxDepth: 16, loneSurrogates: .replace) else {
                     note(path + ".arguments", "must be one JSON array: the button is dropped")
                     return nil
                 }
