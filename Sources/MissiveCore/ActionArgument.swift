@@ -59,11 +59,11 @@ public enum ActionArgument: Sendable, Hashable, ExpressibleByIntegerLiteral, Exp
 
     /// The elements of a JSON array, such as a view button's `arguments`, each kept as written.
     ///
-    /// - Throws: ``JSONParseError`` when the text is not one JSON array.
-    public static func list(fromJSONArray text: String) throws(JSONParseError) -> [ActionArgument] {
+    /// - Throws: ``MissiveJSONError`` when the text is not one JSON array.
+    public static func list(fromJSONArray text: String) throws(MissiveJSONError) -> [ActionArgument] {
         let bytes = Array(text.utf8)
-        guard case .array(let values) = try JSONValueParser.parse(bytes, maxDepth: 64, loneSurrogates: .refuse) else {
-            throw JSONParseError(offset: 0, message: "the arguments are not a JSON array")
+        guard case .array(let values) = try JSONValue.parse(bytes, maxDepth: 64, loneSurrogates: .refuse) else {
+            throw MissiveJSONError(offset: 0, message: "the arguments are not a JSON array")
         }
         return values.map { .json(Array($0.serialized.utf8)) }
     }

@@ -53,23 +53,9 @@ public enum TextHygiene {
     /// JSON text with every unsafe code point other than JSON's whitespace (which valid JSON can hold raw
     /// only inside strings: C1 controls, DEL, line and paragraph separators, bidi controls) written as a `\u`
     /// escape: the same JSON value, safe to print. Bytes that are not valid UTF-8 are left as they are.
+    /// The JSON layer's display-safe escaping (`MissiveJSONWriter.Escaping.displaySafe`) does it.
     public static func escapingUnsafe(json bytes: [UInt8]) -> [UInt8] {
-        // Tab, LF and CR are JSON whitespace between tokens (inside strings they are always escaped).
-        func mustEscape(_ scalar: Unicode.Scalar) -> Bool { isUnsafe(scalar) && scalar != "\t" && scalar != "\n" && scalar != "\r" }
-        guard let text = bytes.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }),
-            text.unicodeScalars.contains(where: mustEscape)
-        else { return bytes }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 16)
-        for scalar in text.unicodeScalars {
-            if mustEscape(scalar) {
-                let digits = String(scalar.value, radix: 16)
-                out += Array("\\u\(String(repeating: "0", count: 4 - digits.count))\(digits)".utf8)
-            } else {
-                out += Array(String(scalar).utf8)
-            }
-        }
-        return out
+        MissiveJSONWriter.displaySafe(json: bytes)
     }
 
     // MARK: -

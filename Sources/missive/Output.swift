@@ -13,7 +13,7 @@ enum Console {
 
     /// Writes JSON, with raw unsafe code points inside its strings written as `\u` escapes: the same JSON.
     static func out(bytes: [UInt8]) {
-        FileHandle.standardOutput.write(Data(TextHygiene.escapingUnsafe(json: bytes) + [0x0A]))
+        FileHandle.standardOutput.write(Data(MissiveJSONWriter.displaySafe(json: bytes) + [0x0A]))
     }
 
     /// Writes what a renderer drew, unchanged: every string from a sender or a plugin in it is already

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MissiveConformance
+import MissiveCore
 import Testing
 #if canImport(Glibc)
 import Glibc

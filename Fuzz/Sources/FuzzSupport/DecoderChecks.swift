@@ -114,17 +114,10 @@ public enum DecoderChecks {
         try? message.content.typeEncodedContent()
     }
 
-    /// `text` as a JSON string.
+    /// `text` as a JSON string, written by Missive's JSON writer.
     static func quoted(_ text: String) -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "\"")]
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
-            case 0..<0x20: out += Array(("\\u00" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16)).utf8)
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-        return out
+        var writer = MissiveJSONWriter()
+        writer.string(text)
+        return writer.bytes
     }
 }

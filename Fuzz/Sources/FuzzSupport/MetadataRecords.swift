@@ -54,37 +54,28 @@ public enum MetadataRecords {
         return out
     }
 
+    /// One record: a JSON object written with Missive's JSON writer.
     private struct Object {
-        var bytes: [UInt8] = [UInt8(ascii: "{")]
-
-        mutating func key(_ name: String) {
-            if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
-            quote(name)
-            bytes.append(UInt8(ascii: ":"))
-        }
+        var writer: MissiveJSONWriter = {
+            var writer = MissiveJSONWriter()
+            writer.beginObject()
+            return writer
+        }()
 
         mutating func string(_ name: String, _ value: String) {
-            key(name)
-            quote(value)
+            writer.key(name)
+            writer.string(value)
         }
 
         mutating func integer(_ name: String, _ value: Int64) {
-            key(name)
-            bytes += Array(String(value).utf8)
+            writer.key(name)
+            writer.integer(value)
         }
 
-        mutating func quote(_ text: String) {
-            bytes.append(UInt8(ascii: "\""))
-            for byte in text.utf8 {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), byte]
-                case 0..<0x20: bytes += Array(("\\u00" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16)).utf8)
-                default: bytes.append(byte)
-                }
-            }
-            bytes.append(UInt8(ascii: "\""))
+        func finish() -> [UInt8] {
+            var writer = writer
+            writer.endObject()
+            return writer.bytes + [0]
         }
-
-        func finish() -> [UInt8] { bytes + [UInt8(ascii: "}"), 0] }
     }
 }

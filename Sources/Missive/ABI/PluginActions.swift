@@ -215,7 +215,7 @@ enum PluginActions {
         guard let bytes else { return (signature.valueParameters.isEmpty ? [[]] : [], nil) }
         let text = String(decoding: bytes, as: UTF8.self)
         do {
-            guard case .array(let lists) = try JSONValueParser.parse(bytes, maxDepth: 16, loneSurrogates: .refuse) else {
+            guard case .array(let lists) = try JSONValue.parse(bytes, maxDepth: 16, loneSurrogates: .refuse) else {
                 return ([], "examples is not a JSON array of argument arrays: \(text)")
             }
             var result: [[ActionArgument]] = []

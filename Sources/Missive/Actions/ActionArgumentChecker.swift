@@ -64,7 +64,7 @@ public enum ActionArgumentChecker {
             case .json(let bytes):
                 let value: JSONValue
                 do {
-                    value = try JSONValueParser.parse(bytes, maxDepth: 16, loneSurrogates: .refuse)
+                    value = try JSONValue.parse(bytes, maxDepth: 16, loneSurrogates: .refuse)
                 } catch {
                     let hint = bytes.first.map { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "t") || $0 == UInt8(ascii: "f") || $0 == UInt8(ascii: "n") } == false
                         ? " (a string is written in quotes: \"text\")" : ""

@@ -101,6 +101,6 @@ enum ContentChecks {
     }
 
     private static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        String(decoding: JSONWriter.quoted(text), as: UTF8.self)
     }
 }

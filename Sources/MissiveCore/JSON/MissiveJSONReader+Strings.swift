@@ -4,7 +4,7 @@ extension MissiveJSONReader {
         guard try nextByte() == UInt8(ascii: "\"") else { throw fail("expected a string") }
         let scanned = try scanString()
         if scanned.isPlainASCII { return String(decoding: scanned.raw, as: UTF8.self) }
-        return try MissiveJSONStrings.decode(scanned.raw, hasEscapes: scanned.hasEscapes)
+        return try MissiveJSONStrings.decode(scanned.raw, hasEscapes: scanned.hasEscapes, loneSurrogates: .refuse)
     }
 
     /// Scans the string at the reader's offset (which holds its `"`), checking escapes, surrogates, control
@@ -31,7 +31,7 @@ extension MissiveJSONReader {
                 index += 1
             } else {
                 plain = false
-                try scanUTF8Sequence(byte)
+                if checksUTF8 { try scanUTF8Sequence(byte) } else { index += 1 }
             }
         }
         throw fail("unterminated string")
@@ -48,14 +48,13 @@ extension MissiveJSONReader {
         case UInt8(ascii: "u"):
             index += 1
             let code = try hex4()
-            if (0xDC00..<0xE000).contains(code) { throw fail("lone low surrogate") }
-            if (0xD800..<0xDC00).contains(code) {
-                guard count - index >= 6, byte(at: index) == UInt8(ascii: "\\"), byte(at: index + 1) == UInt8(ascii: "u") else {
-                    throw fail("lone high surrogate")
-                }
-                index += 2
-                guard (0xDC00..<0xE000).contains(try hex4()) else { throw fail("lone high surrogate") }
+            guard refusesLoneSurrogates, (0xD800..<0xE000).contains(code) else { return }
+            if code >= 0xDC00 { throw MissiveJSONStrings.loneSurrogate(at: index - 6) }
+            guard count - index >= 6, byte(at: index) == UInt8(ascii: "\\"), byte(at: index + 1) == UInt8(ascii: "u") else {
+                throw MissiveJSONStrings.loneSurrogate(at: index - 6)
             }
+            index += 2
+            guard (0xDC00..<0xE000).contains(try hex4()) else { throw MissiveJSONStrings.loneSurrogate(at: index - 12) }
         default:
             throw fail("invalid escape")
         }
@@ -86,13 +85,13 @@ extension MissiveJSONReader {
         case 0xF0: (length, low) = (4, 0x90)
         case 0xF1...0xF3: length = 4
         case 0xF4: (length, high) = (4, 0x8F)
-        default: throw fail("invalid UTF-8")
+        default: throw fail("invalid UTF-8 in a string")
         }
-        guard count - index >= length else { throw fail("invalid UTF-8") }
+        guard count - index >= length else { throw fail("invalid UTF-8 in a string") }
         let second = byte(at: index + 1)
-        guard second >= low, second <= high else { throw fail("invalid UTF-8") }
+        guard second >= low, second <= high else { throw fail("invalid UTF-8 in a string") }
         for offset in 2..<length where byte(at: index + offset) & 0xC0 != 0x80 {
-            throw fail("invalid UTF-8")
+            throw fail("invalid UTF-8 in a string")
         }
         index += length
     }
@@ -109,10 +108,37 @@ extension MissiveJSONReader {
     }
 }
 
-/// Unescaping and escaping of JSON strings.
+/// What a `\u` escape of a lone surrogate (half of a UTF-16 pair, which RFC 8259's grammar allows but which is
+/// no character) becomes when a JSON string is decoded. This is Missive's one rule for it:
+///
+/// - **Refused** wherever a string is taken as a value to act on, store or compare: the generated coding (and
+///   `JSONDecoder`, its fallback, refuses it too), action arguments, the checker's exact comparison. A Swift
+///   `String` cannot hold a lone surrogate, so any other choice would change the value.
+/// - **Repaired to U+FFFD** only where the text is shown and the document must survive it: the envelope's own
+///   string fields and plugin view documents, as missive_plugin.h lets content decoders do.
+///
+/// The range scanner, which checks a document's syntax and hands content bytes on untouched, accepts it: the
+/// content's decoder then applies its own rule (a Swift type's refuses, a C decoder may repair).
+@usableFromInline package enum JSONLoneSurrogates: Sendable {
+    /// An error.
+    case refuse
+    /// U+FFFD REPLACEMENT CHARACTER.
+    case replace
+}
+
+/// Unescaping of JSON strings: the one decoder of a string's contents.
 @usableFromInline enum MissiveJSONStrings {
-    /// Decodes a string's raw contents, which the reader checked: valid UTF-8 and valid escapes.
-    @usableFromInline static func decode(_ raw: UnsafeRawBufferPointer, hasEscapes: Bool) throws(MissiveJSONError) -> String {
+    /// The error for a lone surrogate's escape at `offset`.
+    @usableFromInline static func loneSurrogate(at offset: Int) -> MissiveJSONError {
+        MissiveJSONError(offset: offset, message: "a \\u escape of a lone surrogate, which is not valid Unicode")
+    }
+
+    /// Decodes a string's raw contents (without the quotes), which a reader scanned: valid escapes and, where the
+    /// reader checked it, valid UTF-8 (bytes that are not are repaired to U+FFFD). A lone surrogate's escape is
+    /// refused or replaced as `loneSurrogates` says; the offset of an error is within `raw`.
+    @usableFromInline static func decode(
+        _ raw: UnsafeRawBufferPointer, hasEscapes: Bool, loneSurrogates: JSONLoneSurrogates
+    ) throws(MissiveJSONError) -> String {
         guard hasEscapes else { return String(decoding: raw, as: UTF8.self) }
         var utf8: [UInt8] = []
         utf8.reserveCapacity(raw.count)
@@ -135,11 +161,20 @@ extension MissiveJSONReader {
             case UInt8(ascii: "u"):
                 var code = hex4(raw, i)
                 i += 4
-                if (0xD800..<0xDC00).contains(code) {
-                    code = 0x10000 + ((code - 0xD800) << 10) + (hex4(raw, i + 2) - 0xDC00)
-                    i += 6
+                if (0xD800..<0xDC00).contains(code), i + 6 <= raw.count, raw[i] == UInt8(ascii: "\\"), raw[i + 1] == UInt8(ascii: "u") {
+                    let low = hex4(raw, i + 2)
+                    if (0xDC00..<0xE000).contains(low) {
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        i += 6
+                    }
                 }
-                guard let scalar = Unicode.Scalar(code) else { throw MissiveJSONError(offset: i, message: "invalid \\u escape") }
+                guard let scalar = Unicode.Scalar(code) else {
+                    if loneSurrogates == .refuse { throw loneSurrogate(at: i - 6) }
+                    utf8.append(contentsOf: [0xEF, 0xBF, 0xBD])  // U+FFFD
+                    continue
+                }
+                // A scalar's encoding starts with an ASCII or a lead byte, so bytes before it that are not
+                // valid UTF-8 (where the scanner did not check them) are repaired as if decoded on their own.
                 utf8.append(contentsOf: UTF8.encode(scalar)!)
             default: utf8.append(escaped)
             }
@@ -153,6 +188,7 @@ extension MissiveJSONReader {
         return code
     }
 
+    /// The value of one hexadecimal digit, or `nil`.
     @usableFromInline static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

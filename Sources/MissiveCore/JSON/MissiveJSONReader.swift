@@ -1,9 +1,11 @@
 import Foundation
 
-/// Why a ``MissiveJSONReader`` stopped: what was wrong and at which byte.
+/// Why JSON was refused: what was wrong and at which byte. Missive's one JSON error type, thrown by every
+/// front end of the JSON layer (the pull reader, the range scanner, the value tree, the writer).
 ///
 /// The generated coding never shows it to people: when the fast path refuses content, ``MissiveJSON`` decodes
 /// it again with `JSONDecoder`, whose verdict and reason are the ones a host sees (see ``MissiveJSONValue``).
+/// The envelope and the action checks show its ``description``.
 public struct MissiveJSONError: Error, Sendable, CustomStringConvertible {
     /// The byte offset in the document where the problem was found.
     public var offset: Int
@@ -20,18 +22,24 @@ public struct MissiveJSONError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(message) at byte \(offset)" }
 }
 
-/// A strict, allocation-light JSON (RFC 8259) pull reader over borrowed bytes.
+/// Missive's one low-level JSON (RFC 8259) reader: a strict, allocation-light pull reader over borrowed bytes.
+///
+/// Whitespace, strings and their escapes, UTF-8, numbers, literals and the depth limit (``maxDepth``) are read
+/// here and nowhere else. The other front ends are built on it: the range scanner the envelope uses to keep
+/// content bytes untouched (`JSONScanner`), and the value tree (`JSONValue`) of views, actions and the checker.
 ///
 /// The code `@MissiveMessage` and `@MissiveCoding` generate reads content with it, one value at a time: objects
 /// member by member with keys matched as bytes, strings (without a copy step when they hold no escapes),
 /// integers of every width with range checks, `Double` and `Float`, booleans and `null`; any value can be
-/// skipped. It refuses what `JSONScanner` refuses: nesting deeper than 512 levels, control characters and
-/// invalid escapes in strings, lone surrogates, invalid UTF-8, malformed numbers, trailing data.
+/// skipped. It refuses nesting deeper than 512 levels, control characters and invalid escapes in strings,
+/// lone surrogates, invalid UTF-8, malformed numbers and trailing data. (The range scanner may leave the last
+/// two string checks to the content's decoder; see ``JSONLoneSurrogates``.)
 ///
 /// The reader borrows the bytes it was made with: use it only while they are valid, as
 /// ``withReader(_:_:)`` does. It is not copyable, so that it cannot outlive that scope by accident.
 public struct MissiveJSONReader: ~Copyable {
-    /// How deeply arrays and objects may nest, as in the envelope's scanner.
+    /// How deeply arrays and objects may nest: the one depth limit of every JSON reader in Missive. A front
+    /// end may ask for less (an action's arguments nest at most 16 deep), never for more.
     public static let maxDepth = 512
 
     @usableFromInline let start: UnsafePointer<UInt8>?
@@ -40,6 +48,10 @@ public struct MissiveJSONReader: ~Copyable {
     @usableFromInline var index = 0
     /// How many arrays and objects are open.
     @usableFromInline var depth = 0
+    /// Whether strings must be well-formed UTF-8; only the range scanner turns it off.
+    @usableFromInline var checksUTF8 = true
+    /// Whether a `\u` escape of a lone surrogate is refused while scanning; only the range scanner turns it off.
+    @usableFromInline var refusesLoneSurrogates = true
 
     /// A reader of `bytes`, which must stay valid while the reader is used.
     @inlinable public init(_ bytes: UnsafeRawBufferPointer) {
@@ -51,6 +63,15 @@ public struct MissiveJSONReader: ~Copyable {
     @inlinable public init(_ bytes: UnsafeBufferPointer<UInt8>) {
         start = bytes.baseAddress
         count = bytes.count
+    }
+
+    /// A reader of `bytes` that checks strings for syntax only, as the range scanner may: without
+    /// `checkingUTF8`, bytes of 0x80 or more in a string are not checked; without `refusingLoneSurrogates`, a
+    /// `\u` escape of half a surrogate pair is accepted (see ``JSONLoneSurrogates``).
+    package init(_ bytes: UnsafeBufferPointer<UInt8>, checkingUTF8: Bool, refusingLoneSurrogates: Bool) {
+        self.init(bytes)
+        checksUTF8 = checkingUTF8
+        self.refusesLoneSurrogates = refusingLoneSurrogates
     }
 
     /// Runs `body` with a reader of `bytes`.
@@ -342,6 +363,10 @@ public struct MissiveJSONKey {
     public var string: String {
         if isPlainASCII { return String(decoding: raw, as: UTF8.self) }
         // The scanner validated the key, so decoding cannot fail.
-        return (try? MissiveJSONStrings.decode(raw, hasEscapes: hasEscapes)) ?? ""
+        return (try? MissiveJSONStrings.decode(raw, hasEscapes: hasEscapes, loneSurrogates: .replace)) ?? ""
     }
 }
+
+/// The error ``ActionArgument/list(fromJSONArray:)`` threw, now the JSON layer's one error type.
+@available(*, deprecated, renamed: "MissiveJSONError")
+public typealias JSONParseError = MissiveJSONError

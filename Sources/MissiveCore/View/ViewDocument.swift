@@ -15,7 +15,7 @@ public enum ViewDocument {
         let value: JSONValue
         do {
             // Deep enough for stacks nested past the limit to be read and then cut with a clear problem.
-            value = try JSONValueParser.parse(bytes, maxDepth: 4 * limits.maxDepth + 8)
+            value = try JSONValue.parse(bytes, maxDepth: 4 * limits.maxDepth + 8, loneSurrogates: .replace)
         } catch {
             return ViewReading(element: nil, problems: [ViewProblem(path: "root", message: "not valid JSON: \(error)")])
         }

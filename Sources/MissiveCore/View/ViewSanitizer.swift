@@ -128,7 +128,7 @@ public struct ViewSanitizer {
                 return nil
             }
             if let arguments = button.arguments {
-                guard case .array? = try? JSONValueParser.parse(Array(arguments.utf8), maxDepth: 16) else {
+                guard case .array? = try? JSONValue.parse(Array(arguments.utf8), maxDepth: 16, loneSurrogates: .replace) else {
                     note(path + ".arguments", "must be one JSON array: the button is dropped")
                     return nil
                 }

@@ -1,5 +1,3 @@
-// Temporarily beside JSONWriter, which MissiveCore cannot see yet: it moves to MissiveCore/JSON/ with the writer.
-
 /// An `Encoder` that writes an `Encodable` value through a ``JSONWriter``, as it goes: members in the order
 /// the value encodes them (a synthesized `Encodable` gives them in declaration order), strings escaped as the
 /// writer escapes them, ``RawJSON`` spliced in verbatim, and an absent optional written as `null` (never
