@@ -8,7 +8,7 @@ let package = Package(
         .library(name: "AcmeMessages", type: .dynamic, targets: ["AcmeMessages"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/missive-chat/missive", from: "0.6.0"),
+        .package(url: "https://github.com/missive-chat/missive", from: "0.7.0"),
     ],
     targets: [
         .target(name: "AcmeMessages", dependencies: [.product(name: "MissivePluginKit", package: "missive")]),

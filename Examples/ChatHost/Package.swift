@@ -4,7 +4,7 @@ import PackageDescription
 let package = Package(
     name: "ChatHost",
     dependencies: [
-        .package(url: "https://github.com/missive-chat/missive", from: "0.6.0"),
+        .package(url: "https://github.com/missive-chat/missive", from: "0.7.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [

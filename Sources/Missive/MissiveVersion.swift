@@ -4,5 +4,5 @@
 /// entry as the host's version.
 public enum MissiveVersion {
     /// The version, as `major.minor.patch`.
-    public static let string = "0.6.0"
+    public static let string = "0.7.0"
 }

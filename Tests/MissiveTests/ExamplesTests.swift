@@ -145,7 +145,7 @@ import Testing
     }
 
     /// A git repository at `path` holding this checkout's files (not its build folders), committed and
-    /// tagged with the current version, so that `from: "0.6.0"` resolves to the code under test.
+    /// tagged with the current version, so that `from: "0.7.0"` resolves to the code under test.
     static func snapshot(into path: String) throws -> String {
         let manager = FileManager.default
         try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
