@@ -57,7 +57,7 @@ private final class WriterState {
         case let flag as Bool: writer.bool(flag)
         case let number as Double: try writeFloatingPoint(number, codingPath: codingPath)
         case let number as Float: try writeFloatingPoint(number, codingPath: codingPath)
-        case let number as any BinaryInteger: writer.integer(number)
+        case let number as any FixedWidthInteger: writer.integer(number)
         default:
             let frame = WriterFrame(state: self, codingPath: codingPath)
             try value.encode(to: frame)
