@@ -191,19 +191,3 @@ struct CheckFailure: Error {
     let outcome: CheckOutcome
     init(_ outcome: CheckOutcome) { self.outcome = outcome }
 }
-
-/// SplitMix64: small, fast and the same on every machine, so a seed reproduces a run.
-package struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    /// A generator that starts from `seed`.
-    package init(seed: UInt64) { state = seed }
-
-    package mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
