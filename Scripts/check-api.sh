@@ -88,10 +88,15 @@ for module in "${modules[@]}"; do
 done
 search_paths "$PWD" "$(swift build "$@" --show-bin-path)"
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+dumps=$(mktemp -d)
+trap 'rm -rf "$log" "$dumps"' EXIT
 status=0
 for module in "${modules[@]}"; do
-    "$digester" -diagnose-sdk -compiler-style-diags "${paths[@]}" -module "$module" -baseline-path "$baselines/$module.json" \
+    # Both dumps without their `package` declarations (Scripts/api-public-only.py), which are not API.
+    "$digester" -dump-sdk -compiler-style-diags "${paths[@]}" -module "$module" -o "$dumps/$module.current.json" >>"$log" 2>&1 || status=$?
+    python3 Scripts/api-public-only.py "$dumps/$module.current.json" "$dumps/$module.public.json"
+    python3 Scripts/api-public-only.py "$baselines/$module.json" "$dumps/$module.baseline.json"
+    "$digester" -diagnose-sdk -compiler-style-diags -input-paths "$dumps/$module.baseline.json" -input-paths "$dumps/$module.public.json" \
         >>"$log" 2>&1 || status=$?
 done
 echo "check-api: the comparison took $((SECONDS - start)) s"

@@ -43,21 +43,9 @@ struct MacroArguments {
     }
 }
 
-/// `{"key":"value",...}` with JSON string escaping.
+/// `{"key":"value",...}`, its strings written by the JSON layer's one writer (as `JSONEncoder` escapes them).
 func jsonRecord(_ fields: [(String, Any)]) -> String {
-    func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case _ where scalar.value < 0x20: out += "\\u00" + String(scalar.value >> 4, radix: 16) + String(scalar.value & 0xF, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    func quoted(_ text: String) -> String { String(decoding: MissiveJSONWriter.quoted(text), as: UTF8.self) }
     let members = fields.map { key, value in
         "\(quoted(key)):" + ((value as? String).map(quoted) ?? "\(value)")
     }
