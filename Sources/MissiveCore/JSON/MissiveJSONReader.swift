@@ -33,7 +33,7 @@ public struct MissiveJSONError: Error, Sendable, CustomStringConvertible {
 /// integers of every width with range checks, `Double` and `Float`, booleans and `null`; any value can be
 /// skipped. It refuses nesting deeper than 512 levels, control characters and invalid escapes in strings,
 /// lone surrogates, invalid UTF-8, malformed numbers and trailing data. (The range scanner may leave the last
-/// two string checks to the content's decoder; see ``JSONLoneSurrogates``.)
+/// two string checks to the content's decoder; see `JSONLoneSurrogates`.)
 ///
 /// The reader borrows the bytes it was made with: use it only while they are valid, as
 /// ``withReader(_:_:)`` does. It is not copyable, so that it cannot outlive that scope by accident.
@@ -67,7 +67,7 @@ public struct MissiveJSONReader: ~Copyable {
 
     /// A reader of `bytes` that checks strings for syntax only, as the range scanner may: without
     /// `checkingUTF8`, bytes of 0x80 or more in a string are not checked; without `refusingLoneSurrogates`, a
-    /// `\u` escape of half a surrogate pair is accepted (see ``JSONLoneSurrogates``).
+    /// `\u` escape of half a surrogate pair is accepted (see `JSONLoneSurrogates`).
     package init(_ bytes: UnsafeBufferPointer<UInt8>, checkingUTF8: Bool, refusingLoneSurrogates: Bool) {
         self.init(bytes)
         checksUTF8 = checkingUTF8

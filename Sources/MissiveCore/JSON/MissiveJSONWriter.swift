@@ -195,7 +195,7 @@ public struct MissiveJSONWriter: Sendable {
     }
 
     /// Appends bytes that are already one JSON value, unchanged; with ``Escaping-swift.enum/displaySafe``, code
-    /// points a terminal acts on are written as `\u` escapes (``displaySafe(json:)``).
+    /// points a terminal acts on are written as `\u` escapes (`displaySafe(json:)`).
     @inlinable public mutating func raw(_ value: some Sequence<UInt8>) {
         separate()
         if escaping == .displaySafe {
