@@ -96,11 +96,15 @@ import Testing
         for text in ["0", "-0", "1", "-1", "0.5", "1e5", "1E+5", "1e-5", "-0.0e-0", "123456789012345678901234567890"] {
             #expect(pulls(text), "\(text)")
             #expect((try? JSONValue.parse(Array(text.utf8))) != nil, "\(text)")
+            // Skipping, alone and inside a container, accepts the same numbers as reading.
+            #expect(JSONScanner.problem(in: Array(text.utf8)) == nil, "\(text)")
+            #expect(JSONScanner.problem(in: Array("[\(text),{\"n\":\(text)}]".utf8)) == nil, "\(text)")
         }
         for text in ["01", "-", "1.", ".5", "+1", "1e", "1e+", "0x1", "NaN", "Infinity", "1.5.2", "--1"] {
             #expect(!pulls(text), "\(text)")
             #expect((try? JSONValue.parse(Array(text.utf8))) == nil, "\(text)")
             #expect(JSONScanner.problem(in: Array(text.utf8)) != nil, "\(text)")
+            #expect(JSONScanner.problem(in: Array("[\(text)]".utf8)) != nil, "\(text)")
         }
         // Integers: range-checked, no fraction or exponent.
         let int64 = Array("[9223372036854775807,-9223372036854775808,9223372036854775808,1.0,1e0]".utf8).withUnsafeBufferPointer { buffer -> [Int64?] in

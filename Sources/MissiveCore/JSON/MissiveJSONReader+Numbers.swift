@@ -51,6 +51,30 @@ extension MissiveJSONReader {
         return number
     }
 
+    /// Skips a number with the grammar ``scanNumber()`` checks, without computing its value: what skipping a
+    /// value needs, and the envelope's scan of every member's value.
+    @usableFromInline mutating func skipNumber() throws(MissiveJSONError) {
+        if index < count, byte(at: index) == UInt8(ascii: "-") { index += 1 }
+        guard index < count, isDigit(byte(at: index)) else { throw fail("invalid number") }
+        if byte(at: index) == UInt8(ascii: "0") {
+            index += 1
+            if index < count, isDigit(byte(at: index)) { throw fail("invalid number") }
+        } else {
+            while index < count, isDigit(byte(at: index)) { index += 1 }
+        }
+        if index < count, byte(at: index) == UInt8(ascii: ".") {
+            index += 1
+            guard index < count, isDigit(byte(at: index)) else { throw fail("invalid number") }
+            while index < count, isDigit(byte(at: index)) { index += 1 }
+        }
+        if index < count, byte(at: index) | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < count, byte(at: index) == UInt8(ascii: "+") || byte(at: index) == UInt8(ascii: "-") { index += 1 }
+            guard index < count, isDigit(byte(at: index)) else { throw fail("invalid number") }
+            while index < count, isDigit(byte(at: index)) { index += 1 }
+        }
+    }
+
     @inlinable func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
     /// Reads an integer that fits in `T`. A number written with a fraction or an exponent is refused,

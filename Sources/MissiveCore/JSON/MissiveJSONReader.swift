@@ -101,11 +101,11 @@ public struct MissiveJSONReader: ~Copyable {
 
     // MARK: Bytes
 
-    @inlinable func byte(at position: Int) -> UInt8 { start.unsafelyUnwrapped[position] }
+    @inlinable @inline(__always) func byte(at position: Int) -> UInt8 { start.unsafelyUnwrapped[position] }
 
-    @inlinable func peek() -> UInt8? { index < count ? byte(at: index) : nil }
+    @inlinable @inline(__always) func peek() -> UInt8? { index < count ? byte(at: index) : nil }
 
-    @inlinable mutating func skipWhitespace() {
+    @inlinable @inline(__always) mutating func skipWhitespace() {
         while index < count {
             let byte = byte(at: index)
             guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
@@ -119,7 +119,7 @@ public struct MissiveJSONReader: ~Copyable {
     }
 
     /// The next byte after whitespace, without consuming it.
-    @inlinable mutating func nextByte() throws(MissiveJSONError) -> UInt8 {
+    @inlinable @inline(__always) mutating func nextByte() throws(MissiveJSONError) -> UInt8 {
         skipWhitespace()
         guard let byte = peek() else { throw fail("unexpected end of input") }
         return byte
@@ -179,7 +179,7 @@ public struct MissiveJSONReader: ~Copyable {
 
     /// Reads the next member's key and the `:` after it, or the object's `}` (then returns `nil`). The caller
     /// reads or skips the member's value before asking for the next key.
-    @inlinable public mutating func nextKey(_ cursor: inout Cursor) throws(MissiveJSONError) -> MissiveJSONKey? {
+    @inlinable @inline(__always) public mutating func nextKey(_ cursor: inout Cursor) throws(MissiveJSONError) -> MissiveJSONKey? {
         var byte = try nextByte()
         if cursor.isFirst {
             cursor.isFirst = false
@@ -270,6 +270,17 @@ public struct MissiveJSONReader: ~Copyable {
     /// are not converted). Nested arrays and objects are walked with a loop, not recursion, so that the stack
     /// a decoder runs on does not limit how deep content may be before the reader refuses it.
     public mutating func skipValue() throws(MissiveJSONError) {
+        // A string or a number, the most common values of all, needs no container state.
+        switch try nextByte() {
+        case UInt8(ascii: "\""):
+            _ = try scanString()
+            return
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            try skipNumber()
+            return
+        default:
+            break
+        }
         // One bit per open container that this call opened: set for an object, clear for an array.
         var kinds = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         var open = 0
@@ -286,14 +297,15 @@ public struct MissiveJSONReader: ~Copyable {
             }
         }
         while true {
-            // A value.
-            switch try peekKind() {
-            case .string: _ = try scanString()
-            case .number: _ = try scanNumber()
-            case .bool: _ = try readBool()
-            case .null: try literal("null")
-            case .array, .object:
-                let object = try peekKind() == .object
+            // A value, told by its first byte as peekKind() tells it.
+            let first = try nextByte()
+            switch first {
+            case UInt8(ascii: "\""): _ = try scanString()
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try skipNumber()
+            case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
+            case UInt8(ascii: "n"): try literal("null")
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let object = first == UInt8(ascii: "{")
                 cursor = object ? try beginObject() : try beginArray()
                 setKind(open, object: object, &kinds)
                 open += 1
@@ -304,6 +316,8 @@ public struct MissiveJSONReader: ~Copyable {
                     continue
                 }
                 open -= 1
+            default:
+                throw fail("unexpected character")
             }
             // After a value: the next entry of the innermost open container, or its end.
             while open > 0 {
