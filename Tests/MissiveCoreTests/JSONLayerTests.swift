@@ -8,7 +8,7 @@ import Testing
     private func scans(_ text: String, validatingUTF8: Bool = true) -> Bool {
         Array(text.utf8).withUnsafeBufferPointer { buffer in
             var scanner = JSONScanner(buffer, validatingUTF8: validatingUTF8)
-            return (try? scanner.scanMemberRanges { _, _, _ in }) != nil
+            return (try? scanner.scanMemberRanges { _, _, _, _ in }) != nil
         }
     }
 
@@ -39,7 +39,7 @@ import Testing
             var scanner = JSONScanner(buffer, validatingUTF8: true)
             let reader = JSONValueReader(buffer)
             var found: [String] = []
-            try? scanner.scanMemberRanges { key, _, value in
+            try? scanner.scanMemberRanges { key, _, value, _ in
                 found.append(reader.decodeString(key))
                 if let string = reader.stringValue(value) { found.append(string) }
             }
@@ -64,11 +64,11 @@ import Testing
             let bytes = Array(text.utf8) + bad + Array(#""}"#.utf8)
             let checked = bytes.withUnsafeBufferPointer { buffer in
                 var scanner = JSONScanner(buffer, validatingUTF8: true)
-                return (try? scanner.scanMemberRanges { _, _, _ in }) != nil
+                return (try? scanner.scanMemberRanges { _, _, _, _ in }) != nil
             }
             let syntaxOnly = bytes.withUnsafeBufferPointer { buffer in
                 var scanner = JSONScanner(buffer, validatingUTF8: false)
-                return (try? scanner.scanMemberRanges { _, _, _ in }) != nil
+                return (try? scanner.scanMemberRanges { _, _, _, _ in }) != nil
             }
             #expect(!checked && syntaxOnly, "\(bad)")
             #expect((try? JSONValue.parse(bytes)) == nil, "\(bad)")

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import MissiveCore
 
 /// The JSON interchange form of one message: who sent what, when, and the type's encoded content.
@@ -95,7 +100,7 @@ public struct Envelope: Sendable, Hashable {
 
         /// The field whose name a key holds, matched as bytes; a key with escapes or other than ASCII bytes is
         /// decoded and compared as a `String`, as the names were always compared.
-        init?(key: Range<Int>, shape: JSONScanner.StringShape, _ reader: JSONValueReader) {
+        init?(key: Range<Int>, shape: JSONScanner.StringShape, in buffer: UnsafeBufferPointer<UInt8>, _ reader: JSONValueReader) {
             guard shape.isPlainASCII else {
                 switch reader.decodeString(key) {
                 case "id": self = .id
@@ -114,18 +119,27 @@ public struct Envelope: Sendable, Hashable {
             }
             // The length picks at most two candidates; one comparison of bytes settles it.
             switch key.count {
-            case 2 where reader.bytes(key, equal: "id"): self = .id
-            case 6 where reader.bytes(key, equal: "sentAt"): self = .sentAt
-            case 7 where reader.bytes(key, equal: "content"): self = .content
-            case 8 where reader.bytes(key, equal: "senderID"): self = .senderID
-            case 8 where reader.bytes(key, equal: "parentID"): self = .parentID
-            case 10 where reader.bytes(key, equal: "objectName"): self = .objectName
-            case 11 where reader.bytes(key, equal: "pushContent"): self = .pushContent
-            case 11 where reader.bytes(key, equal: "persistence"): self = .persistence
-            case 12 where reader.bytes(key, equal: "fallbackText"): self = .fallbackText
-            case 14 where reader.bytes(key, equal: "conversationID"): self = .conversationID
+            case 2 where Self.bytes(buffer, key, equal: "id"): self = .id
+            case 6 where Self.bytes(buffer, key, equal: "sentAt"): self = .sentAt
+            case 7 where Self.bytes(buffer, key, equal: "content"): self = .content
+            case 8 where Self.bytes(buffer, key, equal: "senderID"): self = .senderID
+            case 8 where Self.bytes(buffer, key, equal: "parentID"): self = .parentID
+            case 10 where Self.bytes(buffer, key, equal: "objectName"): self = .objectName
+            case 11 where Self.bytes(buffer, key, equal: "pushContent"): self = .pushContent
+            case 11 where Self.bytes(buffer, key, equal: "persistence"): self = .persistence
+            case 12 where Self.bytes(buffer, key, equal: "fallbackText"): self = .fallbackText
+            case 14 where Self.bytes(buffer, key, equal: "conversationID"): self = .conversationID
             default: return nil
             }
+        }
+
+        /// Whether the bytes at `range` are exactly the ASCII text `name`. In this module, so that the
+        /// compiler sees the name's length and compares with a few loads instead of a call.
+        @inline(__always)
+        private static func bytes(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, equal name: StaticString) -> Bool {
+            let count = name.utf8CodeUnitCount
+            guard range.count == count, let base = buffer.baseAddress else { return false }
+            return memcmp(base + range.lowerBound, name.utf8Start, count) == 0
         }
 
         /// The member's name, as error messages give it.
@@ -166,8 +180,8 @@ public struct Envelope: Sendable, Hashable {
         }
 
         do throws(JSONSyntaxError) {
-            try scanner.scanMemberRanges { (key, shape, range) throws(JSONSyntaxError) in
-                guard let field = Field(key: key, shape: shape, reader) else {
+            try scanner.scanMemberRanges { (key, shape, range, valueShape) throws(JSONSyntaxError) in
+                guard let field = Field(key: key, shape: shape, in: buffer, reader) else {
                     let name = reader.decodeString(key)
                     if additional.contains(where: { $0.name == name }) {
                         throw JSONSyntaxError(offset: range.lowerBound, message: "field '\(name)' appears twice")
@@ -177,7 +191,7 @@ public struct Envelope: Sendable, Hashable {
                 }
                 func string(optional: Bool) throws(JSONSyntaxError) -> String? {
                     if optional && reader.firstByte(range) == UInt8(ascii: "n") { return nil }  // explicit null: absent
-                    guard let value = reader.stringValue(range) else { throw fieldError(field, "a string") }
+                    guard let value = reader.stringValue(range, shape: valueShape) else { throw fieldError(field, "a string") }
                     return value
                 }
                 switch field {
@@ -325,7 +339,7 @@ extension JSONScanner {
         let reader = JSONValueReader(json)
         var found: Range<Int>?
         do {
-            try scanner.scanMemberRanges { (key, shape, value) throws(JSONSyntaxError) in
+            try scanner.scanMemberRanges { (key, shape, value, _) throws(JSONSyntaxError) in
                 if found == nil, reader.string(key, shape: shape, equals: name) { found = value }
             }
         } catch {

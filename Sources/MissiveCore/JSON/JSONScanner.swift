@@ -17,14 +17,24 @@ package struct JSONScanner: ~Copyable {
     /// How deeply arrays and objects may nest before the scanner gives up: the reader's one limit.
     package static var maxDepth: Int { MissiveJSONReader.maxDepth }
 
-    private var reader: MissiveJSONReader
-    private let base: UnsafePointer<UInt8>?
+    @usableFromInline var reader: MissiveJSONReader
+    @usableFromInline let base: UnsafePointer<UInt8>?
 
     /// What a string's contents hold, which tells whether its bytes are its value.
     package struct StringShape: Sendable {
         /// Whether the bytes between the quotes are the value, all ASCII: then comparing them with an ASCII
         /// name is comparing the value.
         package var isPlainASCII: Bool
+        /// Whether the contents hold an escape; when not, their bytes are the value's UTF-8.
+        package var hasEscapes: Bool
+
+        @inlinable package init(isPlainASCII: Bool, hasEscapes: Bool) {
+            self.isPlainASCII = isPlainASCII
+            self.hasEscapes = hasEscapes
+        }
+
+        /// What is known of a value that is not a string: nothing.
+        @usableFromInline static let unknown = StringShape(isPlainASCII: false, hasEscapes: true)
     }
 
     /// Scans `bytes`, which must stay valid while the scanner is used.
@@ -52,24 +62,59 @@ package struct JSONScanner: ~Copyable {
         _ member: (String, Range<Int>, Range<Int>) throws(JSONSyntaxError) -> Void
     ) throws(JSONSyntaxError) {
         let strings = JSONValueReader(UnsafeBufferPointer(start: base, count: reader.count))
-        try scanMemberRanges { (key, _, value) throws(JSONSyntaxError) in
+        try scanMemberRanges { (key, _, value, _) throws(JSONSyntaxError) in
             try member(strings.decodeString(key), (key.lowerBound - 1)..<(key.upperBound + 1), value)
         }
     }
 
     /// Reads a whole document that must be one object, calling `member` with the byte range of each key's
-    /// contents (without the quotes), what the key holds, and the byte range of its value. No key becomes
-    /// a `String`: callers match keys as bytes, and decode only a key that is not plain ASCII.
+    /// contents (without the quotes), what the key holds, the byte range of its value, and what the value
+    /// holds when it is a string (``StringShape/unknown`` for any other value). No key becomes a `String`:
+    /// callers match keys as bytes, and decode only a key that is not plain ASCII; a string value without
+    /// escapes is its bytes, with no second look for a backslash.
     package mutating func scanMemberRanges(
-        _ member: (_ key: Range<Int>, _ keyShape: StringShape, _ value: Range<Int>) throws(JSONSyntaxError) -> Void
+        _ member: (_ key: Range<Int>, _ keyShape: StringShape, _ value: Range<Int>, _ valueShape: StringShape) throws(JSONSyntaxError) -> Void
     ) throws(JSONSyntaxError) {
         reader.skipWhitespace()
         guard reader.peek() == UInt8(ascii: "{") else { throw reader.fail("expected a JSON object") }
+        // The members are walked here rather than with `nextKey(_:)`: the same grammar and messages, written
+        // out once for the envelope, which runs this loop for every member of every message.
         var cursor = try reader.beginObject()
-        while let key = try reader.nextKey(&cursor) {
+        while true {
+            var byte = try reader.nextByte()
+            if cursor.isFirst {
+                cursor.isFirst = false
+            } else if byte == UInt8(ascii: ",") {
+                reader.index += 1
+                byte = try reader.nextByte()
+                guard byte == UInt8(ascii: "\"") else { throw reader.fail("expected a key") }
+            } else if byte != UInt8(ascii: "}") {
+                throw reader.fail("expected ',' or '}'")
+            }
+            if byte == UInt8(ascii: "}") {
+                reader.index += 1
+                reader.depth -= 1
+                break
+            }
+            guard byte == UInt8(ascii: "\"") else { throw reader.fail("expected a key") }
+            let key = try reader.scanString()
+            guard try reader.nextByte() == UInt8(ascii: ":") else { throw reader.fail("expected ':'") }
+            reader.index += 1
             let from = key.raw.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) - base.unsafelyUnwrapped } ?? 0
-            let value = try reader.skipValueRange()
-            try member(from..<(from + key.raw.count), StringShape(isPlainASCII: key.isPlainASCII), value)
+            // The value: a string or a number, as most members hold, without the container state of
+            // `skipValue()`.
+            reader.skipWhitespace()
+            let start = reader.index
+            var valueShape = StringShape.unknown
+            switch reader.peek() ?? 0 {
+            case UInt8(ascii: "\""):
+                let string = try reader.scanString()
+                valueShape = StringShape(isPlainASCII: string.isPlainASCII, hasEscapes: string.hasEscapes)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try reader.skipNumber()
+            default: try reader.skipValue()
+            }
+            let keyShape = StringShape(isPlainASCII: key.isPlainASCII, hasEscapes: key.hasEscapes)
+            try member(from..<(from + key.raw.count), keyShape, start..<reader.index, valueShape)
         }
         reader.skipWhitespace()
         guard reader.index == reader.count else { throw reader.fail("unexpected data after the JSON object") }
@@ -97,19 +142,26 @@ package struct JSONScanner: ~Copyable {
 
 /// Reads values out of a buffer at the ranges a ``JSONScanner`` reported, with the JSON layer's one string
 /// decoder: the envelope's fields repair a lone surrogate to U+FFFD (``JSONLoneSurrogates``).
+///
+/// Its small readers are inlinable: the envelope calls them for every member of every message.
 package struct JSONValueReader {
-    private let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
 
     /// Reads from `bytes`, which must stay valid while the reader is used.
-    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @inlinable package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     /// Decodes the contents of a string that a ``JSONScanner`` validated (the range excludes the quotes).
-    package func decodeString(_ range: Range<Int>) -> String {
+    @inlinable package func decodeString(_ range: Range<Int>) -> String {
+        decodeString(range, hasEscapes: UnsafeBufferPointer(rebasing: bytes[range]).contains(UInt8(ascii: "\\")))
+    }
+
+    /// Decodes the contents of a string that a ``JSONScanner`` validated, whose escapes it reported.
+    @inlinable package func decodeString(_ range: Range<Int>, hasEscapes: Bool) -> String {
         let raw = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
-        let hasEscapes = raw.contains(UInt8(ascii: "\\"))
-        return (try? MissiveJSONStrings.decode(raw, hasEscapes: hasEscapes, loneSurrogates: .replace)) ?? ""
+        guard hasEscapes else { return String(decoding: raw, as: UTF8.self) }
+        return (try? MissiveJSONStrings.decode(raw, hasEscapes: true, loneSurrogates: .replace)) ?? ""
     }
 
     /// Whether the contents of a scanned string (the range excludes the quotes), whose shape the scanner
@@ -126,29 +178,55 @@ package struct JSONValueReader {
         return decodeString(range) == name
     }
 
-    /// Whether the bytes at `range` are exactly the ASCII text `name`.
-    package func bytes(_ range: Range<Int>, equal name: StaticString) -> Bool {
-        let count = name.utf8CodeUnitCount
-        guard range.count == count, let base = bytes.baseAddress else { return false }
-        return memcmp(base + range.lowerBound, name.utf8Start, count) == 0
-    }
-
     /// Decodes a value range if it holds a string (quotes included), else returns `nil`.
-    package func stringValue(_ range: Range<Int>) -> String? {
+    @inlinable @inline(__always) package func stringValue(_ range: Range<Int>) -> String? {
         guard firstByte(range) == UInt8(ascii: "\"") else { return nil }
         return decodeString((range.lowerBound + 1)..<(range.upperBound - 1))
     }
 
+    /// Decodes a value range if it holds a string (quotes included), else returns `nil`; `shape` is what the
+    /// scanner reported of it.
+    @inlinable @inline(__always) package func stringValue(_ range: Range<Int>, shape: JSONScanner.StringShape) -> String? {
+        guard firstByte(range) == UInt8(ascii: "\"") else { return nil }
+        return decodeString((range.lowerBound + 1)..<(range.upperBound - 1), hasEscapes: shape.hasEscapes)
+    }
+
     /// Reads a JSON number that must be an integer in the range of `Int64`.
-    package func decodeInt64(_ range: Range<Int>) -> Int64? {
-        guard !range.isEmpty else { return nil }
-        var reader = MissiveJSONReader(UnsafeBufferPointer(rebasing: bytes[range]))
-        guard let value = try? reader.readInteger(Int64.self), reader.index == range.count else { return nil }
+    ///
+    /// The range must be one the scanner validated as a number, so only the integer's form is checked here:
+    /// digits after an optional `-`, no fraction, no exponent, no overflow.
+    @inlinable package func decodeInt64(_ range: Range<Int>) -> Int64? {
+        var index = range.lowerBound
+        let negative = index < range.upperBound && bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        guard index < range.upperBound else { return nil }
+        if range.upperBound - index <= 18 {
+            // Eighteen digits cannot overflow, so they need no checks (a timestamp in milliseconds has 13).
+            var magnitude: Int64 = 0
+            while index < range.upperBound {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                magnitude = magnitude &* 10 &+ Int64(digit)
+                index += 1
+            }
+            return negative ? 0 &- magnitude : magnitude
+        }
+        var value: Int64 = 0
+        while index < range.upperBound {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = negative
+                ? shifted.subtractingReportingOverflow(Int64(digit)) : shifted.addingReportingOverflow(Int64(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            value = next
+            index += 1
+        }
         return value
     }
 
     /// The first byte of a value range, which tells its JSON kind.
-    package func firstByte(_ range: Range<Int>) -> UInt8? {
+    @inlinable @inline(__always) package func firstByte(_ range: Range<Int>) -> UInt8? {
         range.isEmpty ? nil : bytes[range.lowerBound]
     }
 }

@@ -164,7 +164,7 @@ public struct MissiveJSONReader: ~Copyable {
         @usableFromInline init() {}
     }
 
-    @inlinable mutating func open(_ byte: UInt8, _ what: String) throws(MissiveJSONError) {
+    @inlinable @inline(__always) mutating func open(_ byte: UInt8, _ what: String) throws(MissiveJSONError) {
         guard try nextByte() == byte else { throw fail("expected \(what)") }
         guard depth < Self.maxDepth else { throw fail("JSON nested more than \(Self.maxDepth) levels deep") }
         depth += 1
@@ -306,7 +306,11 @@ public struct MissiveJSONReader: ~Copyable {
             case UInt8(ascii: "n"): try literal("null")
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let object = first == UInt8(ascii: "{")
-                cursor = object ? try beginObject() : try beginArray()
+                // What `beginObject()` and `beginArray()` do, with the first byte already known.
+                guard depth < Self.maxDepth else { throw fail("JSON nested more than \(Self.maxDepth) levels deep") }
+                depth += 1
+                index += 1
+                cursor = Cursor()
                 setKind(open, object: object, &kinds)
                 open += 1
                 // The container's first entry, or its end.
