@@ -15,7 +15,7 @@ extension MissiveCommand {
                 invalid result; 2 the input could not be read, or a usage error.
                 """)
 
-        @Argument(help: "A file of envelopes, one per line, or - for standard input.")
+        @Argument(help: "A file of envelopes, one per line, or - for standard input.", transform: CommandLinePath.resolve)
         var input: String
 
         @Option(name: .customLong("id"), help: "The id of the message to act on.")

@@ -17,7 +17,7 @@ extension MissiveCommand {
             case text, json, junit
         }
 
-        @Argument(help: "Plugin files (.so), or folders whose .so files to check.")
+        @Argument(help: "Plugin files (.so), or folders whose .so files to check.", transform: CommandLinePath.resolve)
         var files: [String] = []
 
         @Option(help: "Run checks up to this level, 1–10.")
@@ -26,7 +26,7 @@ extension MissiveCommand {
         @Option(help: "Report format: text, json or junit.")
         var format: Format = .text
 
-        @Option(help: "Write the report to this file instead of standard output.")
+        @Option(help: "Write the report to this file instead of standard output.", transform: CommandLinePath.resolve)
         var output: String?
 
         @Option(help: "Run only checks whose id matches this regular expression.")
@@ -41,10 +41,10 @@ extension MissiveCommand {
         @Option(help: "Seed for generated inputs (default: random, printed in the report).")
         var seed: UInt64?
 
-        @Option(name: .customLong("expected-failures"), help: "A file of check ids (optionally with a plugin) known to fail.")
+        @Option(name: .customLong("expected-failures"), help: "A file of check ids (optionally with a plugin) known to fail.", transform: CommandLinePath.resolve)
         var expectedFailures: String?
 
-        @Option(name: .customLong("against"), help: "A folder of other plugins to check for name clashes. Repeatable.")
+        @Option(name: .customLong("against"), help: "A folder of other plugins to check for name clashes. Repeatable.", transform: CommandLinePath.resolve)
         var against: [String] = []
 
         @Flag(name: .customLong("in-process"), help: "Run every check in this process (for debugging; a crash ends the run).")

@@ -13,7 +13,7 @@ extension MissiveCommand {
                 still decoded, and the exit code is 1.
                 """)
 
-        @Argument(help: "A file of envelopes, one per line, or - for standard input.")
+        @Argument(help: "A file of envelopes, one per line, or - for standard input.", transform: CommandLinePath.resolve)
         var input: String = "-"
 
         @OptionGroup var plugins: PluginOptions

@@ -7,7 +7,7 @@ extension MissiveCommand {
             abstract: "Print a plugin file's metadata (identity, containers, types and actions), read from the file without loading or running it.",
             discussion: "A file that is not a Missive plugin gets an error and exit code 1.")
 
-        @Argument(help: "The plugin's shared object (.so).")
+        @Argument(help: "The plugin's shared object (.so).", transform: CommandLinePath.resolve)
         var file: String
 
         @Option(help: "Output format: text or json.")

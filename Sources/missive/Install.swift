@@ -24,7 +24,7 @@ extension MissiveCommand {
                 installed with it; install signs nothing itself (`missive sign` does).
                 """)
 
-        @Argument(help: "Plugin files (.so) to install.")
+        @Argument(help: "Plugin files (.so) to install.", transform: CommandLinePath.resolve)
         var files: [String]
 
         @Option(help: "Run the conformance checks up to this level, 1–10.")
@@ -194,19 +194,19 @@ final class Progress: Sendable {
             return state.count
         }
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(TextHygiene.line("\(label): \(count) \(unit), last \(name)"))".utf8))
+        Console.progress("\r\u{1B}[K\(TextHygiene.line("\(label): \(count) \(unit), last \(name)"))")
     }
 
     /// Shows a count reached, every `interval` steps.
     func count(_ reached: Int, every interval: Int) {
         guard enabled, reached % interval == 0 else { return }
         state.withLock { $0.shown = true }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(TextHygiene.line("\(label): \(reached) \(unit)"))".utf8))
+        Console.progress("\r\u{1B}[K\(TextHygiene.line("\(label): \(reached) \(unit)"))")
     }
 
     /// Clears the line, if anything was shown on it.
     func finish() {
         guard enabled, state.withLock({ state in defer { state.shown = false }; return state.shown }) else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        Console.progress("\r\u{1B}[K")
     }
 }

@@ -17,6 +17,7 @@ struct MissiveCommand: AsyncParsableCommand {
 
     /// Runs the command; a usage error exits with code 2 (not ArgumentParser's 64), as `check` documents.
     static func main() async {
+        Console.prepare()
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {
@@ -27,7 +28,7 @@ struct MissiveCommand: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
-                FileHandle.standardError.write(Data((TextHygiene.block(fullMessage(for: error)) + "\n").utf8))
+                Console.write(Array((TextHygiene.block(fullMessage(for: error)) + "\n").utf8), to: STDERR_FILENO)
                 exit(withError: ExitCode(2))
             }
             exit(withError: error)
@@ -52,7 +53,8 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 struct PluginOptions: ParsableArguments {
     @Option(
         name: .customLong("plugin-path"),
-        help: ArgumentHelp("A folder to search for plugins, before MISSIVE_PLUGIN_PATH and the default folders. Repeatable.", valueName: "dir"))
+        help: ArgumentHelp("A folder to search for plugins, before MISSIVE_PLUGIN_PATH and the default folders. Repeatable.", valueName: "dir"),
+        transform: CommandLinePath.resolve)
     var directories: [String] = []
 
     /// Discovers and registers every plugin on the search path, with the standard metadata cache

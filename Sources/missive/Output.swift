@@ -4,22 +4,36 @@ import Missive
 
 /// Writes text to standard output or standard error: the one way out of the CLI, so that no escape
 /// sequence, control character or bidi control from a sender or a plugin reaches the operator's terminal.
+///
+/// Every write goes through ``write(_:to:)``, with `write(2)` and no buffering of its own. A write that fails
+/// ends the command at once with a status that says why (``Status``), never with a crash: a reader that went
+/// away (`EPIPE`, as when the output goes to `head`) ends it quietly, any other failure (a full disk, a closed
+/// descriptor) with a message on standard error when that still works.
 enum Console {
+    /// The exit statuses of a failed write.
+    enum Status {
+        /// The reader of a pipe went away: 128 + `SIGPIPE`, what a shell reports for a program that
+        /// `SIGPIPE` ended.
+        static let brokenPipe: Int32 = 128 + SIGPIPE
+        /// Standard output or standard error could not be written for another reason: `EX_IOERR`.
+        static let cannotWrite: Int32 = 74
+    }
+
     /// Writes text, cleaned by ``TextHygiene/block(_:)``: its own line breaks stay, nothing else that a
     /// terminal acts on does.
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((TextHygiene.block(text) + "\n").utf8))
+        write(Array((TextHygiene.block(text) + "\n").utf8), to: STDOUT_FILENO)
     }
 
     /// Writes JSON, with raw unsafe code points inside its strings written as `\u` escapes: the same JSON.
     static func out(bytes: [UInt8]) {
-        FileHandle.standardOutput.write(Data(MissiveJSONWriter.displaySafe(json: bytes) + [0x0A]))
+        write(MissiveJSONWriter.displaySafe(json: bytes) + [0x0A], to: STDOUT_FILENO)
     }
 
     /// Writes what a renderer drew, unchanged: every string from a sender or a plugin in it is already
     /// cleaned, and its only escape sequences are the renderer's own colours.
     static func drawn(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        write(Array(text.utf8), to: STDOUT_FILENO)
     }
 
     /// The width of the terminal standard output is, or `nil` when it is not a terminal.
@@ -31,7 +45,72 @@ enum Console {
 
     /// Writes `missive: ` and the text, cleaned, to standard error.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data(("missive: " + TextHygiene.block(text) + "\n").utf8))
+        write(Array(("missive: " + TextHygiene.block(text) + "\n").utf8), to: STDERR_FILENO)
+    }
+
+    /// Writes a progress line's bytes to standard error as they are (the caller cleaned its text).
+    static func progress(_ text: String) {
+        write(Array(text.utf8), to: STDERR_FILENO)
+    }
+
+    /// Writes all of `bytes` to `descriptor`, or ends the process when it cannot (see ``Status``).
+    static func write(_ bytes: [UInt8], to descriptor: Int32) {
+        if descriptor <= STDERR_FILENO && closedAtStart.contains(descriptor) { fail(descriptor, EBADF) }
+        guard let failure = writeAll(bytes, to: descriptor) else { return }
+        fail(descriptor, failure)
+    }
+
+    /// The standard streams that were closed when the process started (see ``prepare()``).
+    nonisolated(unsafe) private(set) static var closedAtStart: Set<Int32> = []
+
+    /// Makes the standard streams safe to use; call first, before anything opens a file.
+    ///
+    /// A stream that is closed at start gets `/dev/null` in its place, so that the next file this process
+    /// opens (a store, a journal, a plugin) cannot take its number and receive the output meant for it; the
+    /// first write to it then fails as a write to a closed stream does. Output that the argument parser
+    /// writes through the C library (help, usage errors) is flushed at exit, and a failure there changes
+    /// the exit status as ``write(_:to:)`` does.
+    static func prepare() {
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            let null = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+            if null >= 0 && null != descriptor {
+                dup2(null, descriptor)
+                close(null)
+            }
+            closedAtStart.insert(descriptor)
+        }
+        atexit {
+            guard fflush(nil) != 0 else { return }
+            _exit(errno == EPIPE ? Console.Status.brokenPipe : Console.Status.cannotWrite)
+        }
+    }
+
+    /// Writes all of `bytes` to `descriptor`, retrying short and interrupted writes; the `errno` of the
+    /// write that failed, or `nil`.
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
+        bytes.withUnsafeBytes { buffer -> Int32? in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
+        }
+    }
+
+    /// Ends the process after a failed write to `descriptor`: quietly for a broken pipe, otherwise with the
+    /// reason on standard error (when standard error is not the one that failed).
+    private static func fail(_ descriptor: Int32, _ code: Int32) -> Never {
+        if code == EPIPE { exit(Status.brokenPipe) }
+        if descriptor != STDERR_FILENO {
+            let name = descriptor == STDOUT_FILENO ? "standard output" : "descriptor \(descriptor)"
+            _ = writeAll(Array("missive: cannot write \(name): \(String(cString: strerror(code)))\n".utf8), to: STDERR_FILENO)
+        }
+        exit(Status.cannotWrite)
     }
 }
 
@@ -96,6 +175,10 @@ final class LineReader {
     /// reported, exit code 2. FIFOs, `/dev/null` and a shell's `<(command)` are read like files.
     init(_ path: String) throws {
         if path == "-" {
+            guard !Console.closedAtStart.contains(STDIN_FILENO) else {
+                Console.error("<stdin>: cannot read: standard input is closed")
+                throw ExitCode(2)
+            }
             descriptor = STDIN_FILENO
             ownsDescriptor = false
             return

@@ -25,7 +25,7 @@ extension MissiveCommand {
             case html
         }
 
-        @Argument(help: "A file of envelopes, one per line, or - for standard input.")
+        @Argument(help: "A file of envelopes, one per line, or - for standard input.", transform: CommandLinePath.resolve)
         var input: String = "-"
 
         @Option(help: "terminal or html.")
@@ -98,7 +98,7 @@ struct DrawingOptions: ParsableArguments {
     @Option(name: .customLong("time-zone"), help: "The time zone of dates and times, such as Europe/Paris (default UTC).")
     var timeZone: String = "UTC"
 
-    @Option(help: "Write to this file instead of standard output.")
+    @Option(help: "Write to this file instead of standard output.", transform: CommandLinePath.resolve)
     var output: String?
 
     func validate() throws {

@@ -16,7 +16,7 @@ extension MissiveCommand.Store {
                 is reported with its number and skipped; the exit code is then 1.
                 """)
 
-        @Argument(help: "A file of envelopes, one per line, or - for standard input.")
+        @Argument(help: "A file of envelopes, one per line, or - for standard input.", transform: CommandLinePath.resolve)
         var input: String = "-"
 
         @Option(name: .customLong("batch-size"), help: "Lines per transaction.")

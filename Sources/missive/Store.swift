@@ -21,7 +21,9 @@ extension MissiveCommand {
 
 /// The database and its owner, for every `store` subcommand.
 struct StoreOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The store's database file (default: store.sqlite in $XDG_DATA_HOME/missive).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp("The store's database file (default: store.sqlite in $XDG_DATA_HOME/missive).", valueName: "path"),
+        transform: CommandLinePath.resolve)
     var db: String?
 
     @Option(help: "Your account's id: your own messages never count as unread. The first ingest that names one makes it the store's owner; other commands only check it.")

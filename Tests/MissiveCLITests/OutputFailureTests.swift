@@ -1,0 +1,70 @@
+import Foundation
+import MissiveTestSupport
+import Testing
+
+/// What the CLI does when it cannot write its output: a clear status and reason, never a crash, and a quiet
+/// end when the reader of a pipe goes away.
+@Suite struct OutputFailureTests {
+    /// Runs `missive` with `arguments` through `sh -c`, so that `redirections` (shell syntax) apply to it.
+    static func shell(_ arguments: String, redirections: String) throws -> Fixtures.Run {
+        let journal = NSTemporaryDirectory() + "missive-tests-crashes-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: journal) }
+        return try Fixtures.run(
+            "/bin/sh", ["-c", "\"$0\" \(arguments) \(redirections)", Fixtures.buildDirectory + "/missive"],
+            environment: ["MISSIVE_METADATA_CACHE": Fixtures.cliMetadataCache, "MISSIVE_QUARANTINE": journal], timeout: .seconds(120))
+    }
+
+    @Test func aFullDiskEndsTheCommandWithStatus74AndTheReason() throws {
+        for command in ["list", "list --format json", "decode \(try Self.bigInput())", "actions"] {
+            let run = try Self.shell(command, redirections: "> /dev/full")
+            #expect(run.status == 74, "\(command): \(run.status) \(run.stderr)")
+            #expect(run.stderr.contains("missive: cannot write standard output: No space left on device"), "\(command): \(run.stderr)")
+        }
+    }
+
+    @Test func aClosedStandardOutputEndsTheCommandWithStatus74AndNoFileGetsItsNumber() throws {
+        let run = try Self.shell("list", redirections: ">&-")
+        #expect(run.status == 74, "\(run.status) \(run.stderr)")
+        #expect(run.stderr.contains("cannot write standard output: Bad file descriptor"), "\(run.stderr)")
+    }
+
+    @Test func helpWrittenToAFullDiskIsAFailureToo() throws {
+        let run = try Self.shell("--help", redirections: "> /dev/full")
+        #expect(run.status == 74, "\(run.status) \(run.stderr)")
+    }
+
+    @Test func aClosedStandardInputIsReportedNotReadAsEmpty() throws {
+        let run = try Self.shell("decode -", redirections: "<&-")
+        #expect(run.status == 2, "\(run.status)")
+        #expect(run.stderr.contains("<stdin>: cannot read: standard input is closed"), "\(run.stderr)")
+    }
+
+    /// `missive decode big.jsonl | head -1`: head reads one line and leaves; the decode ends at its next
+    /// write, quietly, with the status a shell gives a program that SIGPIPE ended.
+    @Test func aReaderThatGoesAwayEndsTheCommandQuietly() throws {
+        let status = NSTemporaryDirectory() + "missive-tests-status-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: status) }
+        // PIPESTATUS[0] is the decode's status, not head's.
+        let pipeline = try Fixtures.run(
+            "/bin/bash", ["-c", "set -o pipefail; \"$0\" decode \"$1\" 2>\"$2\" | head -1 >/dev/null; echo ${PIPESTATUS[0]}",
+                          Fixtures.buildDirectory + "/missive", try Self.bigInput(), status + ".err"],
+            environment: ["MISSIVE_METADATA_CACHE": Fixtures.cliMetadataCache], timeout: .seconds(120))
+        #expect(pipeline.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "141", "\(pipeline.stdout) \(pipeline.stderr)")
+        let errors = (try? String(contentsOfFile: status + ".err", encoding: .utf8)) ?? "missing"
+        #expect(errors.isEmpty, "\(errors)")
+    }
+
+    /// A file of envelopes much bigger than a pipe's buffer, made once.
+    static func bigInput() throws -> String {
+        let path = NSTemporaryDirectory() + "missive-tests-big-\(ProcessInfo.processInfo.processIdentifier).jsonl"
+        if FileManager.default.fileExists(atPath: path) { return path }
+        let lines = try Fixtures.conversationLines()
+        var bytes: [UInt8] = []
+        for _ in 0..<200 {
+            for line in lines { bytes += line + [0x0A] }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path + ".part"))
+        try? FileManager.default.moveItem(atPath: path + ".part", toPath: path)
+        return path
+    }
+}
