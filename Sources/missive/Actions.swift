@@ -9,8 +9,8 @@ extension MissiveCommand {
             abstract: "List the composer actions and the message actions of every plugin, with their C signatures.",
             discussion: """
                 Composer actions come in menu order (higher priority first, then by title), message actions by \
-                type. Actions the loader refused are listed with their reasons. Exits 0 even when some were \
-                refused.
+                type. Actions the loader refused, and plugin files that registered nothing, are listed with \
+                their reasons. Exits 0 even when some were refused.
                 """)
 
         @OptionGroup var plugins: PluginOptions
@@ -24,7 +24,12 @@ extension MissiveCommand {
             // The refusals are part of the listing, so they are logged only when asked for (-v).
             let result = try plugins.discover(logger: logging.logger(defaultLevel: .error))
             let registry = result.registry
-            let refused = result.rejections.filter { $0.action != nil }
+            // Refused actions, and files that registered nothing (so none of their actions is offered).
+            var registeredFiles = Set<String>()
+            for type in registry.types {
+                if case .plugin(let info) = type.origin { registeredFiles.insert(info.path) }
+            }
+            let refused = result.rejections.filter { $0.action != nil || $0.file.map { !registeredFiles.contains($0) } ?? false }
             switch format {
             case .json:
                 try Console.out(json: ActionsJSON(

@@ -119,6 +119,8 @@ package enum Fixtures {
         package var stderr: String
         /// Whether the run was stopped at its time limit.
         package var timedOut = false
+        /// Whether a signal ended the program (then ``status`` is the signal's number).
+        package var signaled = false
     }
 
     /// Runs the built `missive` executable, as a user would, without `MISSIVE_PLUGIN_PATH`.
@@ -189,7 +191,7 @@ package enum Fixtures {
         let stderr = FileManager.default.contentsOfFile(atPath: outputs + ".err") ?? Data()
         return Run(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self),
-            timedOut: timedOut)
+            timedOut: timedOut, signaled: process.terminationReason == .uncaughtSignal)
     }
 
     /// The files mapped into this process, from `/proc/self/maps`.
