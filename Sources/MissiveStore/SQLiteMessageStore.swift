@@ -13,7 +13,7 @@ import Missive
 /// counters (unread count, message count, newest message, read mark), and an FTS5 index over the
 /// searchable words (see ``SearchQuery``).
 public final class SQLiteMessageStore: MessageStore {
-    /// The database file.
+    /// The database file, as an absolute path.
     public let path: String
 
     /// The account whose own messages never count as unread, as the store remembers it.
@@ -25,12 +25,15 @@ public final class SQLiteMessageStore: MessageStore {
     /// older schema up to date.
     ///
     /// - Parameters:
-    ///   - path: the SQLite file.
+    ///   - path: the SQLite file. A relative path is made absolute against the working directory now, so
+    ///     that the connections the pool opens later (and SQLite's journal files) stay on the same file
+    ///     whatever changes the working directory meanwhile; ``path`` is the absolute path.
     ///   - owner: the account whose messages never count as unread. A store remembers its owner: `nil`
     ///     keeps the one it has; a store without one takes this one (and recounts). Naming another owner
     ///     than the store's is refused.
     /// - Throws: ``StoreError/Code/cannotOpen`` with SQLite's reason; ``StoreError/Code/ownerMismatch``.
-    public init(path: String, owner: String? = nil) throws(StoreError) {
+    public init(path given: String, owner: String? = nil) throws(StoreError) {
+        let path = Self.absolute(given)
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -173,6 +176,15 @@ public final class SQLiteMessageStore: MessageStore {
             return error
         }
         return StoreError(.database, Self.reason(error), path: path)
+    }
+
+    /// `path` joined to the working directory when it is relative (not for SQLite's special names, such as
+    /// `:memory:`); unchanged when the working directory cannot be read.
+    package static func absolute(_ path: String) -> String {
+        guard !path.isEmpty, !path.hasPrefix("/"), !path.hasPrefix(":"), !path.hasPrefix("file:") else { return path }
+        let directory = FileManager.default.currentDirectoryPath
+        guard directory.hasPrefix("/") else { return path }
+        return directory == "/" ? "/" + path : directory + "/" + path
     }
 
     static func reason(_ error: any Error) -> String {

@@ -371,4 +371,18 @@ import Testing
         let message = try stored.decoded(with: registry)
         #expect(message.isKnown && message.envelope.encoded() == line)
     }
+
+    // MARK: Paths
+
+    /// A relative path is made absolute when the store opens, so that the pool's later connections and
+    /// SQLite's journal files stay on the same file even if a plugin changes the working directory.
+    @Test func aRelativePathIsMadeAbsoluteWhenTheStoreOpens() throws {
+        let directory = FileManager.default.currentDirectoryPath
+        #expect(SQLiteMessageStore.absolute("data/store.sqlite") == directory + "/data/store.sqlite")
+        #expect(SQLiteMessageStore.absolute("/var/x.sqlite") == "/var/x.sqlite")
+        #expect(SQLiteMessageStore.absolute(":memory:") == ":memory:")
+        let folder = try Fixtures.temporaryDirectory()
+        let store = try SQLiteMessageStore(path: folder + "/store.sqlite")
+        #expect(store.path == folder + "/store.sqlite")
+    }
 }
