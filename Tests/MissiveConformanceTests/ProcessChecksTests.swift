@@ -16,7 +16,7 @@ import Testing
     @Test(arguments: [
         ("BrokenClosesStandardStream", "closed standard output (fd 1)"),
         ("BrokenChangesDirectory", "changed the working directory"),
-        ("BrokenChangesLocaleOrUmask", "changed the locale (LC_ALL); changed the umask"),
+        ("BrokenChangesLocaleOrUmask", "changed the locale (LC_ALL) and changed the umask"),
         ("BrokenOwnSignalHandler", "replaced the handler of SIGSEGV, SIGABRT"),
     ])
     func aPluginThatChangesTheProcessWhileLoadingFailsTheCheck(fixture: String, change: String) throws {

@@ -45,7 +45,7 @@ import Glibc
     @Test(arguments: [
         ("BrokenClosesStandardStream", "closed standard output (fd 1)"),
         ("BrokenChangesDirectory", "changed the working directory"),
-        ("BrokenChangesLocaleOrUmask", "changed the locale (LC_ALL); changed the umask"),
+        ("BrokenChangesLocaleOrUmask", "changed the locale (LC_ALL) and changed the umask"),
         ("BrokenOwnSignalHandler", "replaced the handler of SIGSEGV, SIGABRT"),
     ])
     func aPluginThatChangesTheProcessWhileLoadingIsRefusedAndTheStatePutBack(fixture: String, change: String) throws {
@@ -75,7 +75,7 @@ import Glibc
         let before = Self.observe()
         // The probe (what the loader judges) keeps its types callable, as the checker uses them.
         let probe = try PluginLoader.probe(path)
-        #expect(probe.processStateChange?.description == "changed the locale (LC_ALL); changed the umask")
+        #expect(probe.processStateChange?.description == "changed the locale (LC_ALL) and changed the umask")
         let type = try probe.types[0].get()
         func decode(_ text: String) -> Result<PluginContent, MissiveError> {
             Array(text.utf8).withUnsafeBufferPointer { type.decode($0) }

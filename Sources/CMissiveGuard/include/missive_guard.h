@@ -85,9 +85,11 @@ const missive_guard_site *missive_guard_site_at(const void *address);
  *
  * A state holds: for each of the descriptors 0, 1 and 2, whether it is open, the file it refers to (device
  * and inode) and its status flags, and a copy of it (made with F_DUPFD_CLOEXEC above 2); the working directory
- * (its device and inode, and a descriptor of it opened with O_PATH); the actions of the guarded signals; the
- * locale (setlocale(LC_ALL, NULL)); the umask (from /proc/self/status, without changing it). Taking one the
- * first time also registers the guard's atexit handler (see missive_guard_exit_status).
+ * (its device and inode; the guard keeps one descriptor of it, opened with O_PATH, while it stays the same); the
+ * actions of the guarded signals; the locale (setlocale(LC_ALL, NULL)); the umask (from /proc/self/status the
+ * first time, then by setting the value last seen, which changes nothing while it is the one in place). Taking
+ * one the first time also registers the guard's atexit handler (see MISSIVE_GUARD_EXIT_STATUS). A state and its
+ * comparison cost about 10 µs on the 2-core development machine.
  */
 typedef struct missive_guard_state missive_guard_state;
 

@@ -80,8 +80,12 @@ package struct ProcessStateChange: Sendable, Hashable, CustomStringConvertible {
     /// Whether all of it was put back.
     package var isRestored: Bool { bits & MISSIVE_STATE_NOT_RESTORED == 0 }
 
-    /// `closed standard output (fd 1); changed the working directory`.
-    package var description: String { changes.joined(separator: "; ") }
+    /// `closed standard output (fd 1), changed the working directory and changed the umask`.
+    package var description: String {
+        let changes = changes
+        guard changes.count > 1 else { return changes.first ?? "changed nothing" }
+        return changes.dropLast().joined(separator: ", ") + " and " + changes[changes.count - 1]
+    }
 }
 
 /// Whether a plugin changed the process state after a call, shared by the plugin's types: once one of them
