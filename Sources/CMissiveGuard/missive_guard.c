@@ -289,7 +289,9 @@ static int record_object(struct dl_phdr_info *info, size_t size, void *data) {
     if (!holds) return 0;
     for (int index = 0; index < info->dlpi_phnum; index++) {
         const ElfW(Phdr) *header = &info->dlpi_phdr[index];
-        if (header->p_type != PT_LOAD) continue;
+        /* Only code: a return address or a PC lies there, while pointers to a plugin's data (its strings, its
+           descriptors) are common on any thread's stack. */
+        if (header->p_type != PT_LOAD || !(header->p_flags & PF_X)) continue;
         size_t count = atomic_load_explicit(&range_count, memory_order_relaxed);
         if (count >= MISSIVE_GUARD_RANGE_CAPACITY) break;
         ranges[count].start = info->dlpi_addr + header->p_vaddr;

@@ -66,7 +66,7 @@ int missive_guard_install(int journal_fd);
 int missive_guard_installed(void);
 
 /*
- * Records the loaded address ranges (the PT_LOAD segments) of the object that holds `address` (a symbol of a
+ * Records the loaded code (the executable PT_LOAD segments) of the object that holds `address` (a symbol of a
  * plugin library), attributed to `site`. The handler reads them, with async-signal-safe code only, when a
  * fatal signal arrives on a thread that is not marked: the faulting PC, or failing that the first return
  * address found in the faulting thread's stack (a bounded scan upward from its stack pointer, read with
