@@ -135,6 +135,25 @@ import Glibc
         #expect((rejected["reason"] as? String)?.contains("SIGSEGV (signal 11) during thread") == true, "\(rejected)")
     }
 
+    /// A plugin's own fatal-signal handler does not blind the quarantine: `OwnSignalHandler` is refused and the
+    /// guard's handler put back, chaining to the plugin's; when another plugin then aborts in a call, the crash is
+    /// in the journal (before the plugin's handler ends the process), and the next start quarantines that plugin.
+    @Test func aPluginsOwnSignalHandlerDoesNotBlindTheQuarantine() throws {
+        let host = try QuarantineTests.Host()
+        let plugins = try Fixtures.stage(["BrokenOwnSignalHandler", "BrokenAbortOnMessage"])
+        let noScanner = ["MISSIVE_PLUGIN_SCANNER": "off"]
+        let boom = QuarantineTests.envelope("fixture:boom", id: "m1", content: #"{"say":"boom","fixture":true}"#)
+        _ = try host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: boom + "\n", extra: noScanner)
+        let journal = try String(contentsOfFile: host.journal, encoding: .utf8)
+        #expect(journal.contains("libBrokenAbortOnMessage.so\t"), "\(journal)")
+        #expect(journal.contains("\tfixture:boom\tdecode\t6\t"), "\(journal)")
+
+        let second = try host.missive("list", "--plugin-path", plugins, "--format", "json", extra: noScanner)
+        let rejected = try QuarantineTests.rejections(second)
+        #expect(rejected["libBrokenAbortOnMessage.so"]?["code"] as? String == "quarantined", "\(rejected)")
+        #expect(rejected["libBrokenOwnSignalHandler.so"]?["code"] as? String == "changed-process-state", "\(rejected)")
+    }
+
     /// A child process decodes a message on which `ExitOnInput` calls `exit(0)`: the process ends with status
     /// 70, not 0, and the next start quarantines the plugin.
     @Test func exitInsideACallEndsWithAFailureStatusAndQuarantinesThePlugin() throws {
