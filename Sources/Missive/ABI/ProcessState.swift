@@ -18,17 +18,21 @@ import Glibc
 ///
 /// The code between a state and its comparison runs under one process-wide lock (``exclusively(_:)``), so
 /// that what one plugin changes is not blamed on another that loads or makes a first call at the same time.
-/// Only loads and first calls take it; a plugin that hangs there delays the others' loads and first calls, as
-/// a hang in an entry already delays other loads.
+/// Only loads and first calls take it, and none waits for it longer than ``lockPatience``: a plugin that hangs
+/// in its load or first call holds it for ever, and the others then go on without it (compared all the same).
 final class ProcessState {
     private var state: OpaquePointer?
 
     private static let lock = NSLock()
 
-    /// Runs `body`, which takes a state, runs plugin code and compares, while no other such code runs.
+    /// How long a load or a first call waits for another's comparison to end before it goes on without the lock.
+    static let lockPatience: TimeInterval = 0.1
+
+    /// Runs `body`, which takes a state, runs plugin code and compares, while no other such code runs (unless
+    /// one has held the lock for longer than ``lockPatience``).
     static func exclusively<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
+        let locked = lock.lock(before: Date(timeIntervalSinceNow: lockPatience))
+        defer { if locked { lock.unlock() } }
         return try body()
     }
 
