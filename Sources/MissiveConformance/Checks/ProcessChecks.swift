@@ -6,7 +6,8 @@ import Missive
 /// The loader compares the process state the host depends on (descriptors 0–2, the working directory, the
 /// handlers of the fatal signals, the locale, the umask) before the library's initialisers run and after its
 /// entry returns, and each type compares it around the first call of each kind. This check loads the plugin in
-/// its child, makes the first call of each kind on every example, and fails naming what changed and when. A
+/// its child, makes the first call of each kind on every example and the first example call of each action, and
+/// fails naming what changed and when. A
 /// crash on a thread the plugin started, or a call of `exit` inside a call, ends the child: the check is then
 /// reported as crashed, with the guard's words (`a plugin called exit() during decode`).
 enum ProcessChecks {
@@ -37,6 +38,18 @@ enum ProcessChecks {
                     problems.append(refusal.message)
                     // One refusal covers the plugin's types.
                     break
+                }
+            }
+            // The first call of each action, through a registry as a host makes it (the same loaded types).
+            if problems.isEmpty, case .success(let registry) = context.actionRegistry {
+                for action in registry.composerActions + registry.messageActions where action.plugin.path == context.path {
+                    guard let loaded = try? registry.loadedAction(action), let call = ActionChecks.calls(of: loaded, registry: registry).first else { continue }
+                    InputTrail.note(call.description)
+                    _ = call.run(registry)
+                    InputTrail.clear()
+                }
+                if let refusal = probe.types.lazy.compactMap({ try? $0.get().processStateRefusal }).first {
+                    problems.append(refusal.message)
                 }
             }
             return outcome(expected: "the process state as it was before the plugin ran", problems: problems)
