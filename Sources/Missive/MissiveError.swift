@@ -25,6 +25,7 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
             case containerConflict = "container-conflict"
             case shadowed = "shadowed"
             case quarantined = "quarantined"
+            case changedProcessState = "changed-process-state"
             case malformedEnvelope = "malformed-envelope"
             case malformedContent = "malformed-content"
             case pluginFailure = "plugin-failure"
@@ -81,6 +82,11 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The plugin is not loaded because it crashed: a host process (see ``PluginQuarantine``) or the plugin
         /// scanner's child (see ``PluginScanner``). Its types' messages decode as unknown, with the reason.
         public static let quarantined = Code(.quarantined)
+        /// The plugin changed the process state the host depends on (a standard stream, the working directory,
+        /// a fatal-signal handler, the locale or the umask) while loading or in the first call of a kind; the
+        /// host put it back. Refused at load, or, after a call, its types' later decodes are refused. The
+        /// message names what it changed. See "What a plugin does to the process" in `docs/PROTECTION.md`.
+        public static let changedProcessState = Code(.changedProcessState)
         /// An envelope is not valid JSON or lacks a required field.
         public static let malformedEnvelope = Code(.malformedEnvelope)
         /// A type's decoder refused the content.

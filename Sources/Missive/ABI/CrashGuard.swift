@@ -14,6 +14,9 @@ package enum CrashGuard {
     /// What a plugin is running when a signal arrives.
     enum Operation: Int32 {
         case load = 1, entry, decode, release, encode, digest, push, words, media, view, action, texts
+        /// Not a call: a fault on a thread that runs no marked call (a thread the plugin started, or plugin code
+        /// reached outside a call), attributed to the plugin by the faulting address (``recordRanges(of:site:)``).
+        case thread
 
         /// The name the journal records.
         var name: String {
@@ -30,11 +33,12 @@ package enum CrashGuard {
             case .view: "view"
             case .action: "action"
             case .texts: "texts"
+            case .thread: "thread"
             }
         }
 
         init?(name: some StringProtocol) {
-            guard let operation = (1...12).lazy.compactMap({ Operation(rawValue: $0) }).first(where: { $0.name == name }) else { return nil }
+            guard let operation = (1...13).lazy.compactMap({ Operation(rawValue: $0) }).first(where: { $0.name == name }) else { return nil }
             self = operation
         }
     }
@@ -138,6 +142,24 @@ package enum CrashGuard {
         let previous = missive_guard_enter(site.pointer, operation.rawValue)
         defer { missive_guard_leave(previous) }
         return try body()
+    }
+
+    /// Records the loaded segments of the library that holds `address` (its entry, say) as `site`'s, so that
+    /// a fatal signal on a thread that runs no marked call is attributed to it: the faulting instruction, or a
+    /// return address in the faulting thread's stack, inside them. Recorded once per library.
+    static func recordRanges(of address: UnsafeRawPointer, site: Site) {
+        _ = missive_guard_record_ranges(address, site.pointer)
+    }
+
+    /// Whether the signal handler would attribute a fault at `address` to the plugin file at `path`.
+    package static func attributes(_ address: UnsafeRawPointer, toPluginAt path: String) -> Bool {
+        guard let found = missive_guard_site_at(address) else { return false }
+        return found == site(path: path, identity: FileIdentity.of(path), objectName: nil).pointer
+    }
+
+    /// Whether the signal handler would attribute a fault at `address` to any plugin.
+    package static func attributesToAPlugin(_ address: UnsafeRawPointer) -> Bool {
+        missive_guard_site_at(address) != nil
     }
 
     /// Installs the signal handler, writing to `journal` (a descriptor opened for appending); installing

@@ -40,21 +40,29 @@ package final class LoadedAction: Sendable {
 
     /// What the crash guard records while the function runs: its type's, or the plugin's for a composer action.
     let site: CrashGuard.Site
+    /// For a composer action, a type of the same plugin, whose first action call is compared with the process
+    /// state as its own (``PluginType/watched(_:_:)``); `nil` when the plugin has no type.
+    private let watcher: PluginType?
 
     init(
         info: ActionDeclaration, function: ActionFunction, type: PluginType?, symbol: String?, examples: [[ActionArgument]], examplesProblem: String?,
-        site: CrashGuard.Site
+        site: CrashGuard.Site, watcher: PluginType? = nil
     ) {
         (self.info, self.function, self.type, self.symbol, self.examples, self.examplesProblem) = (info, function, type, symbol, examples, examplesProblem)
         self.site = site
+        self.watcher = watcher
     }
 
     /// Runs a composer action, which takes no message, through `function` (its own, or a counting one in
     /// front of it): the status, what it wrote and the reason after the mark.
     package func compose(through function: ActionFunction? = nil, _ values: [ActionValue]) -> ActionFunctionOutput {
         let function = function ?? self.function
-        return ActionFunctionOutput(CrashGuard.run(site, .action) {
-            PluginSinks.collectingBytes { sink in function.call(message: nil, values: values, sink: UnsafeRawPointer(sink)) }
-        })
+        func call() -> (status: Int32, bytes: [UInt8], reason: String?) {
+            CrashGuard.run(site, .action) {
+                PluginSinks.collectingBytes { sink in function.call(message: nil, values: values, sink: UnsafeRawPointer(sink)) }
+            }
+        }
+        guard let watcher else { return ActionFunctionOutput(call()) }
+        return ActionFunctionOutput(watcher.watched(.action, call))
     }
 }

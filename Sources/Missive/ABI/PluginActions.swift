@@ -191,7 +191,7 @@ enum PluginActions {
             kind: action.kind, id: action.id, objectName: action.objectName, title: action.title, icon: action.icon, priority: action.priority,
             yields: action.yields, signature: signature, plugin: info)
         return LoadedAction(info: description, function: function, type: type, symbol: symbol, examples: examples, examplesProblem: examplesProblem,
-                            site: type?.site ?? site)
+                            site: type?.site ?? site, watcher: type ?? types.first)
     }
 
     /// What differs between an action's metadata record and its extension entry, or `nil`.

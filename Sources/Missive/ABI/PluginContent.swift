@@ -219,8 +219,10 @@ public final class PluginContent: MessageContent, @unchecked Sendable {
     package func run(_ action: LoadedAction, through function: ActionFunction? = nil, _ values: [ActionValue]) -> ActionFunctionOutput? {
         guard action.type === type else { return nil }
         let function = function ?? action.function
-        return ActionFunctionOutput(CrashGuard.run(type.site, .action) {
-            PluginSinks.collectingBytes { sink in function.call(message: handle, values: values, sink: UnsafeRawPointer(sink)) }
+        return ActionFunctionOutput(type.watched(.action) {
+            CrashGuard.run(type.site, .action) {
+                PluginSinks.collectingBytes { sink in function.call(message: handle, values: values, sink: UnsafeRawPointer(sink)) }
+            }
         })
     }
 }

@@ -50,6 +50,9 @@ package struct PluginProbe: Sendable {
     let library: DynamicLibrary
     /// What the crash guard records while plugin-wide code (the entry, a composer action) runs.
     let site: CrashGuard.Site
+    /// What the library's initialisers and entry changed in the process (put back already), or `nil`.
+    /// ``PluginLoader/load(_:logger:)`` refuses the plugin for it; the checker reports it.
+    package var processStateChange: ProcessStateChange?
 
     /// The actions judged as the loader judges them, against `metadata` and the types that can be called:
     /// those that load, and a reason for each refused.
@@ -96,6 +99,13 @@ public enum PluginLoader {
         let probe = try probe(path, identity: identity, declared: metadata)
         if probe.path != path {
             throw MissiveError(.shadowed, "the same library as \(probe.path), which is already loaded", file: path)
+        }
+        if let change = probe.processStateChange {
+            throw MissiveError(
+                .changedProcessState,
+                "while loading (its initialisers and entry), the plugin \(change)\(change.isRestored ? "" : ", which could not all be put back"); "
+                    + "the host put it back and refuses the plugin",
+                file: path)
         }
         for (field, value) in [("name", probe.name), ("version", probe.version), ("vendor", probe.vendor)] where value == nil {
             throw MissiveError(.invalidDescriptor, "the descriptor's \(field) is missing", file: path)
@@ -151,7 +161,9 @@ public enum PluginLoader {
     /// the ABI version and the struct size.
     ///
     /// The library's initialisers and its entry run under the crash guard, so that a crash in either is
-    /// recorded for the quarantine (``PluginQuarantine``).
+    /// recorded for the quarantine (``PluginQuarantine``), and between two process states (``ProcessState``):
+    /// what they changed is put back, and named by the probe's ``PluginProbe/processStateChange``. The
+    /// library's loaded segments are recorded, so that a crash on a thread it starts is attributed to it.
     package static func probe(_ path: String) throws(MissiveError) -> PluginProbe {
         try probe(path, identity: nil)
     }
@@ -163,10 +175,29 @@ public enum PluginLoader {
         let identity = known ?? FileIdentity.of(path)
         let sites = CrashGuard.FileSites(path: path, identity: identity)
         let site = sites.site(objectName: nil)
-        let library = try CrashGuard.run(site, .load) { () throws(MissiveError) in try DynamicLibrary.open(path) }
+        return try ProcessState.exclusively { () throws(MissiveError) -> PluginProbe in
+            try probe(path, sites: sites, site: site, declared: declared)
+        }
+    }
+
+    /// ``probe(_:identity:declared:)`` under the process-state lock.
+    private static func probe(_ path: String, sites: CrashGuard.FileSites, site: CrashGuard.Site, declared: PluginMetadata?) throws(MissiveError) -> PluginProbe {
+        let state = ProcessState()
+        let library: DynamicLibrary
+        do {
+            library = try CrashGuard.run(site, .load) { () throws(MissiveError) in try DynamicLibrary.open(path) }
+        } catch {
+            // Initialisers may have run before dlopen failed.
+            _ = state.restore()
+            throw error
+        }
         return try probes.withLock { cache in
             if let earlier = cache[library.identity] { return earlier }
-            let result = Result { () throws(MissiveError) in try instantiate(library, path: path, sites: sites, site: site, declared: declared) }
+            var result = Result { () throws(MissiveError) in try instantiate(library, path: path, sites: sites, site: site, declared: declared) }
+            if let change = state.restore(), case .success(var probe) = result {
+                probe.processStateChange = change
+                result = .success(probe)
+            }
             cache[library.identity] = result
             return result
         }.get()
@@ -178,6 +209,7 @@ public enum PluginLoader {
         guard let entryAddress = library.symbol(MISSIVE_ENTRY_SYMBOL) else {
             throw MissiveError(.missingEntry, "the library does not export \(MISSIVE_ENTRY_SYMBOL)", file: path)
         }
+        CrashGuard.recordRanges(of: entryAddress, site: site)
         let entry = unsafeBitCast(entryAddress, to: missive_plugin_entry_fn.self)
         guard let descriptor = CrashGuard.run(site, .entry, { host.withPointer { entry($0) } }) else {
             throw MissiveError(.missingEntry, "\(MISSIVE_ENTRY_SYMBOL) returned no descriptor (the plugin refused this host)", file: path)
@@ -222,6 +254,8 @@ public enum PluginLoader {
         }
         var types: [Result<PluginType, MissiveError>] = []
         types.reserveCapacity(Int(plugin.type_count))
+        // One for all the types: a change after a call of one refuses them all.
+        let watch = ProcessWatch()
         // Made once for all the types: each carries it.
         let info = partial.info
         for index in 0..<Int(plugin.type_count) {
@@ -229,7 +263,7 @@ public enum PluginLoader {
                 throw MissiveError(.invalidDescriptor, "type \(index) of the descriptor is NULL", file: path)
             }
             types.append(Result { () throws(MissiveError) in
-                try PluginType(type, plugin: info, sites: sites, declared: declared?.types ?? [], position: index)
+                try PluginType(type, plugin: info, sites: sites, watch: watch, declared: declared?.types ?? [], position: index)
             })
         }
         return PluginProbe(

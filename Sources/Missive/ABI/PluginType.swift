@@ -1,5 +1,6 @@
 import CMissivePlugin
 import MissiveCore
+import Synchronization
 
 /// One message type of a plugin: its descriptor's fields and its function pointers.
 ///
@@ -60,16 +61,25 @@ package final class PluginType: @unchecked Sendable {
     /// What the crash guard records while one of the type's functions runs: made at the first call, not at load.
     var site: CrashGuard.Site { typeSite.site }
     private let typeSite: CrashGuard.TypeSite
+    /// Whether the plugin changed the process state after a call; shared by the plugin's types.
+    private let watch: ProcessWatch
+    /// The operations called once already, as bits by their raw values: the first of each runs between two
+    /// process states (``watched(_:_:)``).
+    private let calledOnce = Atomic<UInt32>(0)
+
+    /// Why the plugin's types are refused since a first call changed the process state, or `nil`.
+    package var processStateRefusal: MissiveError? { watch.refusal }
 
     /// Reads one type descriptor: its size first, then the fields that size covers.
     ///
-    /// `sites` are the crash guard's sites of the plugin's file (by default made here, without its identity).
+    /// `sites` are the crash guard's sites of the plugin's file (by default made here, without its identity), and
+    /// `watch` the plugin's watch of the process state, shared by its types (by default the type's own).
     /// `declared` are the types the plugin's metadata declares, if known, and `position` the type's place in the
     /// descriptor: where a declared name holds the same bytes as the descriptor's (compared without copying),
     /// its String is shared instead of made again. The agreement of the two is still judged afterwards.
     init(
-        _ type: UnsafePointer<missive_type>, plugin: PluginInfo, sites: CrashGuard.FileSites? = nil, declared: [PluginMetadata.TypeEntry] = [],
-        position: Int = 0
+        _ type: UnsafePointer<missive_type>, plugin: PluginInfo, sites: CrashGuard.FileSites? = nil, watch: ProcessWatch = ProcessWatch(),
+        declared: [PluginMetadata.TypeEntry] = [], position: Int = 0
     ) throws(MissiveError) {
         func invalid(_ message: String, _ name: String? = nil) -> MissiveError {
             MissiveError(.invalidDescriptor, message, file: plugin.path, objectName: name)
@@ -133,6 +143,7 @@ package final class PluginType: @unchecked Sendable {
         self.mediaFunction = isMedia ? descriptor.media : nil
         (self.viewFunction, self.viewExtensionProblem) = Self.viewExtension(descriptor.get_extension, context: descriptor.context)
         (self.textsFunction, self.textExtensionProblem) = Self.textExtension(descriptor.get_extension, context: descriptor.context)
+        self.watch = watch
         self.typeSite = CrashGuard.TypeSite(sites: sites ?? CrashGuard.FileSites(path: plugin.path, identity: nil), objectName: name)
     }
 
@@ -215,9 +226,12 @@ package final class PluginType: @unchecked Sendable {
     /// Decodes content through the plugin, keeping the bytes as the content received; on failure, the
     /// reason the plugin gave.
     package func decode(_ content: UnsafeBufferPointer<UInt8>, received: [UInt8]? = nil) -> Result<PluginContent, MissiveError> {
+        if let refusal = watch.refusal { return .failure(refusal) }
         var handle: OpaquePointer?
-        let (status, reason, _) = CrashGuard.run(site, .decode) {
-            PluginSinks.collectingBytes { errorSink in decodeFunction(context, content.baseAddress, content.count, &handle, errorSink) }
+        let (status, reason, _) = watched(.decode) {
+            CrashGuard.run(site, .decode) {
+                PluginSinks.collectingBytes { errorSink in decodeFunction(context, content.baseAddress, content.count, &handle, errorSink) }
+            }
         }
         // Ownership of a handle passes to the host only with MISSIVE_OK; anything else left in it is ignored.
         guard status == MISSIVE_OK, let handle else {
@@ -245,22 +259,44 @@ package final class PluginType: @unchecked Sendable {
         }
     }
 
-    func release(_ handle: OpaquePointer) { CrashGuard.run(site, .release) { releaseFunction(context, handle) } }
+    /// Runs `body`, a call of the type's `operation`; the first of each operation runs between two process
+    /// states, and what it changed is put back and refuses the plugin's types (``ProcessWatch``). After the
+    /// first, one atomic load.
+    @inline(__always)
+    func watched<Result>(_ operation: CrashGuard.Operation, _ body: () -> Result) -> Result {
+        let bit = UInt32(1) << UInt32(operation.rawValue)
+        if calledOnce.load(ordering: .relaxed) & bit != 0 { return body() }
+        return firstCall(operation, bit, body)
+    }
+
+    @inline(never)
+    private func firstCall<Result>(_ operation: CrashGuard.Operation, _ bit: UInt32, _ body: () -> Result) -> Result {
+        let (result, change) = ProcessState.exclusively {
+            let state = ProcessState()
+            let result = body()
+            return (result, state.restore())
+        }
+        if let change { watch.refuse(change, operation: operation, path: plugin.path, objectName: objectName) }
+        calledOnce.bitwiseOr(bit, ordering: .relaxed)
+        return result
+    }
+
+    func release(_ handle: OpaquePointer) { watched(.release) { CrashGuard.run(site, .release) { releaseFunction(context, handle) } } }
 
     func encode(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?) {
-        CrashGuard.run(site, .encode) { PluginSinks.collectingBytes { encodeFunction(context, handle, $0) } }
+        watched(.encode) { CrashGuard.run(site, .encode) { PluginSinks.collectingBytes { encodeFunction(context, handle, $0) } } }
     }
 
     func digest(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?) {
-        CrashGuard.run(site, .digest) { PluginSinks.collectingBytes { digestFunction(context, handle, $0) } }
+        watched(.digest) { CrashGuard.run(site, .digest) { PluginSinks.collectingBytes { digestFunction(context, handle, $0) } } }
     }
 
     func pushContent(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?)? {
-        pushFunction.map { push in CrashGuard.run(site, .push) { PluginSinks.collectingBytes { push(context, handle, $0) } } }
+        pushFunction.map { push in watched(.push) { CrashGuard.run(site, .push) { PluginSinks.collectingBytes { push(context, handle, $0) } } } }
     }
 
     func searchableWords(_ handle: OpaquePointer) -> (status: Int32, pieces: [[UInt8]], reason: String?)? {
-        wordsFunction.map { words in CrashGuard.run(site, .words) { PluginSinks.collectingPieces { words(context, handle, $0) } } }
+        wordsFunction.map { words in watched(.words) { CrashGuard.run(site, .words) { PluginSinks.collectingPieces { words(context, handle, $0) } } } }
     }
 
     /// What the `missive.text.v1` texts function returned and wrote, in one call, or `nil` when the type
@@ -268,9 +304,11 @@ package final class PluginType: @unchecked Sendable {
     /// Without `wantingPush` the plugin may skip the push text, which the answer then does not hold.
     func allTexts(_ handle: OpaquePointer, wantingPush: Bool) -> (status: Int32, texts: PluginTexts)? {
         guard let textsFunction else { return nil }
-        return CrashGuard.run(site, .texts) {
-            PluginTexts.collectingAll(push: pushFunction != nil, words: wordsFunction != nil, wantingPush: wantingPush) {
-                textsFunction(context, handle, $0)
+        return watched(.texts) {
+            CrashGuard.run(site, .texts) {
+                PluginTexts.collectingAll(push: pushFunction != nil, words: wordsFunction != nil, wantingPush: wantingPush) {
+                    textsFunction(context, handle, $0)
+                }
             }
         }
     }
@@ -279,17 +317,17 @@ package final class PluginType: @unchecked Sendable {
     func text(_ part: PluginTexts.Part, _ handle: OpaquePointer) -> PluginTexts? {
         switch part {
         case .digest:
-            return CrashGuard.run(site, .digest) { PluginTexts.collecting(.digest) { digestFunction(context, handle, $0) } }
+            return watched(.digest) { CrashGuard.run(site, .digest) { PluginTexts.collecting(.digest) { digestFunction(context, handle, $0) } } }
         case .push:
-            return pushFunction.map { push in CrashGuard.run(site, .push) { PluginTexts.collecting(.push) { push(context, handle, $0) } } }
+            return pushFunction.map { push in watched(.push) { CrashGuard.run(site, .push) { PluginTexts.collecting(.push) { push(context, handle, $0) } } } }
         case .words:
-            return wordsFunction.map { words in CrashGuard.run(site, .words) { PluginTexts.collecting(.words) { words(context, handle, $0) } } }
+            return wordsFunction.map { words in watched(.words) { CrashGuard.run(site, .words) { PluginTexts.collecting(.words) { words(context, handle, $0) } } } }
         }
     }
 
     func media(_ handle: OpaquePointer) -> Result<MediaReference?, MissiveError> {
         guard let mediaFunction else { return .success(nil) }
-        let result = CrashGuard.run(site, .media) { PluginSinks.collectingMedia { mediaFunction(context, handle, $0) } }
+        let result = watched(.media) { CrashGuard.run(site, .media) { PluginSinks.collectingMedia { mediaFunction(context, handle, $0) } } }
         guard result.status == MISSIVE_OK else {
             if result.status == MISSIVE_ABSENT { return .success(nil) }
             return .failure(failure("media", result.status, result.reason))
@@ -302,7 +340,7 @@ package final class PluginType: @unchecked Sendable {
     }
 
     func view(_ handle: OpaquePointer) -> (status: Int32, bytes: [UInt8], reason: String?)? {
-        viewFunction.map { view in CrashGuard.run(site, .view) { PluginSinks.collectingBytes { view(context, handle, $0) } } }
+        viewFunction.map { view in watched(.view) { CrashGuard.run(site, .view) { PluginSinks.collectingBytes { view(context, handle, $0) } } } }
     }
 
     /// The error for a function that failed, with the plugin's reason when it gave one.

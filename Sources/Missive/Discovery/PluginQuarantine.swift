@@ -23,13 +23,19 @@ import Glibc
 /// ```
 /// crash	path	device	inode	size	mtime-seconds	mtime-nanoseconds	objectName (- for none)	operation	signal	unix-time
 /// ```
+/// A fault on a thread that runs no plugin call (a thread the plugin started) is recorded with the operation
+/// `thread`, when its address lies in a plugin's loaded segments or a return address in its stack does; a
+/// call of `exit` inside a plugin call is recorded with `exit` in the signal field, and the process then ends
+/// with status 70 instead of the status the plugin gave.
 public final class PluginQuarantine: Sendable {
     /// The journal file.
     public let file: String
 
-    /// A quarantine whose journal is `file`.
+    /// A quarantine whose journal is `file`. A relative path is made absolute here, against the working
+    /// directory of now, before any plugin code runs (a plugin may change the directory; see
+    /// ``MissiveError/Code/changedProcessState``).
     public init(file: String) {
-        self.file = file
+        self.file = file.hasPrefix("/") || file.isEmpty ? file : FileManager.default.currentDirectoryPath + "/" + file
     }
 
     /// The quarantine the `missive` command uses: `MISSIVE_QUARANTINE` if set (`off` disables it), else
@@ -50,9 +56,10 @@ public final class PluginQuarantine: Sendable {
         /// The type whose function was running, if the crash was in one.
         public let objectName: String?
         /// What the plugin was running: `load` (its initialisers), `entry`, `decode`, `release`, `encode`,
-        /// `digest`, `push`, `words`, `media`, `view` or `action`.
+        /// `digest`, `push`, `words`, `media`, `view`, `action` or `texts`; or `thread` for a fault outside
+        /// any call (a thread the plugin started), attributed to the plugin by the faulting address.
         public let operation: String
-        /// The signal's number.
+        /// The signal's number; 0 when the plugin called `exit` during a call (the journal's `exit`).
         public let signal: Int32
         /// When it happened.
         public let date: Date
@@ -172,7 +179,9 @@ public final class PluginQuarantine: Sendable {
 
     private static func parse(_ line: ArraySlice<UInt8>) -> Crash? {
         let fields = line.split(separator: 0x09, omittingEmptySubsequences: false).map(JournalText.unescape)
-        guard fields.count == 11, fields[0] == "crash", let signal = Int32(fields[9]), let time = Int64(fields[10]) else { return nil }
+        guard fields.count == 11, fields[0] == "crash", let signal = fields[9] == "exit" ? 0 : Int32(fields[9]), let time = Int64(fields[10]) else {
+            return nil
+        }
         var identity: FileIdentity?
         if let device = UInt64(fields[2]), let inode = UInt64(fields[3]), let size = Int64(fields[4]), let seconds = Int64(fields[5]),
            let nanoseconds = Int64(fields[6])
@@ -183,8 +192,9 @@ public final class PluginQuarantine: Sendable {
                      date: Date(timeIntervalSince1970: TimeInterval(time)), identity: identity)
     }
 
-    /// `SIGSEGV (signal 11)`.
+    /// `SIGSEGV (signal 11)`; `exit()` for 0, a call of `exit` during a plugin call.
     static func signalName(_ signal: Int32) -> String {
+        if signal == 0 { return "exit()" }
         let names: [Int32: String] = [SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS", SIGILL: "SIGILL", SIGFPE: "SIGFPE", SIGABRT: "SIGABRT", SIGSYS: "SIGSYS",
                                       SIGKILL: "SIGKILL", SIGTERM: "SIGTERM"]
         return names[signal].map { "\($0) (signal \(signal))" } ?? "signal \(signal)"

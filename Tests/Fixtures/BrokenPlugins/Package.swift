@@ -29,6 +29,10 @@ let brokenPlugins = [
     "DigestEchoesControls",
     // The text extension (missive.text.v1): a texts function that disagrees with the separate functions.
     "TextsDisagree",
+    // What a plugin does to the process around it (process.state, and crashes and exits the host must survive): a
+    // closed standard stream, a crash on its own thread, exit on some inputs, a changed working directory, a
+    // fatal-signal handler of its own, a changed locale and umask.
+    "ClosesStandardStream", "CrashOnOwnThread", "ExitOnInput", "ChangesDirectory", "OwnSignalHandler", "ChangesLocaleOrUmask",
 ]
 
 /// Valid plugins for what the samples do not show: a container with an integer key, a view with an element
