@@ -460,8 +460,8 @@ unsigned missive_guard_state_restore(missive_guard_state *state) {
         struct sigaction now;
         if (sigaction(guarded_signals[index], NULL, &now) != 0 || same_action(&now, &state->actions[index])) continue;
         changed |= MISSIVE_STATE_SIGNAL0 << index;
-        /* The guard's handler goes back, and hands the signal on to the plugin's. */
-        if ((state->actions[index].sa_flags & SA_SIGINFO) && state->actions[index].sa_sigaction == handle) previous[index] = now;
+        /* The action from before goes back, and so does what the guard hands the signal on to: the plugin is
+           refused, so its handler is not kept in the chain, where it could end a later crash with status 0. */
         if (sigaction(guarded_signals[index], &state->actions[index], NULL) != 0) changed |= MISSIVE_STATE_NOT_RESTORED;
     }
     if (state->has_locale) {

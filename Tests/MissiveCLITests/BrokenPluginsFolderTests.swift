@@ -115,7 +115,7 @@ import Testing
         let decode = try Self.runToTheEnd(["decode", setup.input, "--format", "json"], setup)
         #expect(decode.status == 0, "\(decode.stderr.suffix(3000))")
         let messages = decode.stdout.split(separator: "\n")
-        #expect(messages.count == setup.lineCount, "\(messages.count) of \(setup.lineCount)")
+        #expect(messages.count == setup.lineCount, "\(messages.count) of \(setup.lineCount): \(decode.stderr.suffix(3000))")
         for message in messages {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(message.utf8)) as? [String: Any])
             if object["known"] as? Bool == false { #expect(!((object["reason"] as? String) ?? "").isEmpty, "\(message)") }

@@ -135,15 +135,17 @@ import Glibc
         #expect((rejected["reason"] as? String)?.contains("SIGSEGV (signal 11) during thread") == true, "\(rejected)")
     }
 
-    /// A plugin's own fatal-signal handler does not blind the quarantine: `OwnSignalHandler` is refused and the
-    /// guard's handler put back, chaining to the plugin's; when another plugin then aborts in a call, the crash is
-    /// in the journal (before the plugin's handler ends the process), and the next start quarantines that plugin.
+    /// A plugin's own fatal-signal handler does not blind the quarantine, nor make the host lie:
+    /// `OwnSignalHandler` is refused and the handlers are put back as they were, without the plugin's (which
+    /// would `_exit(0)`); when another plugin then aborts in a call, the crash is in the journal, the process
+    /// ends by the signal, not with status 0, and the next start quarantines that plugin.
     @Test func aPluginsOwnSignalHandlerDoesNotBlindTheQuarantine() throws {
         let host = try QuarantineTests.Host()
         let plugins = try Fixtures.stage(["BrokenOwnSignalHandler", "BrokenAbortOnMessage"])
         let noScanner = ["MISSIVE_PLUGIN_SCANNER": "off"]
         let boom = QuarantineTests.envelope("fixture:boom", id: "m1", content: #"{"say":"boom","fixture":true}"#)
-        _ = try host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: boom + "\n", extra: noScanner)
+        let crashed = try host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: boom + "\n", extra: noScanner)
+        #expect(crashed.signaled && crashed.status == SIGABRT, "status \(crashed.status), signaled \(crashed.signaled)")
         let journal = try String(contentsOfFile: host.journal, encoding: .utf8)
         #expect(journal.contains("libBrokenAbortOnMessage.so\t"), "\(journal)")
         #expect(journal.contains("\tfixture:boom\tdecode\t6\t"), "\(journal)")
