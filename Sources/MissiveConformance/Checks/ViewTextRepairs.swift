@@ -8,14 +8,14 @@ import Missive
 /// that `view.valid` reports every repair: escape sequences and bidi controls removed, other control
 /// characters turned into spaces, line breaks turned into spaces outside text elements. The line breaks
 /// of a text element (LF, CR LF, CR, U+0085, U+2028, U+2029) are kept, as `\n`, and are no repair.
-enum ViewTextRepairs {
+package enum ViewTextRepairs {
     /// The members whose strings are shown to people, and cleaned.
     static let shownMembers: Set<String> = ["text", "title", "alt", "label", "value", "detail"]
 
     /// One problem for each shown string of the document that cleaning changes, with its path (`root`,
     /// `root.children[1].text`, `root.facts[0].value`). A document that is not JSON gives none: `view.renders`
     /// and the reading report it.
-    static func find(in document: [UInt8]) -> [ViewProblem] {
+    package static func find(in document: [UInt8]) -> [ViewProblem] {
         guard let value = try? JSONSerialization.jsonObject(with: Data(document)) else { return [] }
         var problems: [ViewProblem] = []
         walk(value, path: "root", into: &problems)
