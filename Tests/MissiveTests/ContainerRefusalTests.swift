@@ -4,8 +4,10 @@ import MissiveTestSupport
 import Testing
 
 /// A plugin whose container declaration clashes with a registered container loses that container and the
-/// types under it, nothing more: its other types and their actions register and work, whether it loads at
-/// startup or on first use.
+/// types declared under it, nothing more: its other types and their actions register and work, whether it
+/// loads at startup or on first use. `BrokenConflictingContainer` declares `MS:Custom` again with another key;
+/// its other type has a business identifier, so it is in the built-in `MS:Custom`, which the refused declaration
+/// does not change (before, it was refused too, and its action with it: the whole plugin).
 @Suite struct ContainerRefusalTests {
     static let note = Array(#"{"fixture":true}"#.utf8)
     static let poll = Array(#"{"kind":"poll","fixture":true}"#.utf8)
@@ -37,6 +39,8 @@ import Testing
         #expect(note.isKnown)
         #expect(note.content.digest == "[fixture]")
         #expect(registry.actions(for: note).map(\.id) == ["pin"])
+        let custom = registry.decode(Self.envelope("MS:Custom", Array(#"{"businessID":"note","fixture":true}"#.utf8)))
+        #expect(custom.content.objectName == "fixture:conflict-note")
         guard case .edited(let pinned) = try registry.perform("pin", on: note) else {
             Issue.record("pin gave a URL")
             return

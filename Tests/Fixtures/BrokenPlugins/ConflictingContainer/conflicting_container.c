@@ -1,13 +1,13 @@
 /* Broken: it declares the built-in container MS:Custom again, with another key ("kind" instead of "businessID").
- * A host refuses that declaration and the type registered under it (fixture:conflict-poll), but the plugin's
- * other type (fixture:conflict-note, in no container) and its action ("pin") register and work. The checker
- * fails names.reserved: no plugin may declare an MS: container. */
+ * A host refuses that declaration and the type declared under it (fixture:conflict-poll), but the plugin's other
+ * type (fixture:conflict-note, businessID "note" in the built-in MS:Custom, not under the declaration) and its
+ * action ("pin") register and work. The checker fails names.reserved: no plugin may declare an MS: container. */
 #include "fixture_support.h"
 
 MISSIVE_METADATA_PLUGIN("BrokenConflictingContainer", "0.0.1", "Missive Tests");
 MISSIVE_METADATA_CONTAINER_STRING("MS:Custom", "kind");
 MISSIVE_METADATA_TYPE_IN("fixture:conflict-poll", "MS:Custom", "poll", MISSIVE_PERSISTENCE_COUNTED, 0);
-MISSIVE_METADATA_TYPE("fixture:conflict-note", MISSIVE_PERSISTENCE_COUNTED, 0);
+MISSIVE_METADATA_TYPE_BUSINESS("fixture:conflict-note", "note", MISSIVE_PERSISTENCE_COUNTED, 0);
 MISSIVE_METADATA_MESSAGE_ACTION("fixture:conflict-note", "pin", "Pin", "pin", 0, "content", "int32(message m, sink out)", "conflict_note_pin");
 
 /* Gives the note's content back with "pinned" added: {"fixture":true} becomes {"pinned":true,"fixture":true}. */
@@ -29,7 +29,7 @@ static const missive_type poll = {
     .example_count = 1, .examples = poll_examples, .decode = fixture_decode, .release = fixture_release,
     .encode = fixture_encode, .digest = fixture_digest, .container = "MS:Custom", .container_value = "poll",
 };
-static const missive_type note = FIXTURE_TYPE("fixture:conflict-note", NULL, MISSIVE_PERSISTENCE_COUNTED);
+static const missive_type note = FIXTURE_TYPE("fixture:conflict-note", "note", MISSIVE_PERSISTENCE_COUNTED);
 
 static const missive_action pin = {
     .struct_size = sizeof(missive_action), .kind = MISSIVE_ACTION_MESSAGE, .id = "pin", .object_name = "fixture:conflict-note",
