@@ -18,14 +18,14 @@ import Testing
 
     @Test func theCatalogHasTheViewChecksAfterTheContentChecks() throws {
         #expect(Self.viewCheckIDs == [
-            "view.extension", "view.status", "view.renders", "view.valid", "view.deterministic", "view.threads", "view.budget",
+            "view.extension", "view.status", "view.renders", "view.valid", "view.actions", "view.deterministic", "view.threads", "view.budget",
             "view.mutations",
         ])
         let ids = ConformanceCatalog.checks.map(\.id)
         let firstView = try #require(ids.firstIndex(of: "view.extension"))
         #expect(ids.firstIndex(of: "content.unknown-members").map { $0 < firstView } == true)
         let levels = Dictionary(uniqueKeysWithValues: ConformanceCatalog.checks.map { ($0.id, $0.level) })
-        #expect(Self.viewCheckIDs.map { levels[$0]! } == [1, 2, 2, 3, 3, 6, 8, 9])
+        #expect(Self.viewCheckIDs.map { levels[$0]! } == [1, 2, 2, 3, 3, 3, 6, 8, 9])
     }
 
     @Test func everySamplePassesEveryViewCheckAtStrictness10() throws {
@@ -101,7 +101,9 @@ import Testing
         }
         // Every other check passed, or was skipped because the failed one (or what it needs) does not hold.
         for (id, result) in results where id != check {
-            #expect(["passed", "skipped"].contains(result["outcome"] as? String), "\(file) \(id): \(result)")
+            // memory.release calls the view too: a slow view makes it measure fewer calls, and say so.
+            let allowed = fixture == "ViewSlow" && id == "memory.release" ? ["passed", "skipped", "warning"] : ["passed", "skipped"]
+            #expect(allowed.contains(result["outcome"] as? String ?? ""), "\(file) \(id): \(result)")
         }
     }
 
@@ -399,4 +401,28 @@ import Testing
             return 0;
         }
         """#
+}
+
+/// The repairs of a view's text that `view.valid` reports: what the host's cleaning changes, and nothing else.
+@Suite struct ViewTextRepairTests {
+    @Test func everyStringTheCleaningChangesIsReportedWithWhatItDoes() {
+        let document = Array(#"""
+            {"type":"stack","children":[
+              {"type":"text","text":"two\nlines\r\nand\u2028more"},
+              {"type":"text","text":"\u001b[1mbold\u001b[0m\u0007"},
+              {"type":"badge","text":"one\nline"},
+              {"type":"facts","facts":[{"label":"\u202egnp.exe","value":"fine"}]},
+              {"type":"button","title":"Go\u0000","action":"go","arguments":"[\"\\u0001\"]"}]}
+            """#.utf8)
+        let repairs = ViewTextRepairs.find(in: document).map(\.description)
+        #expect(repairs.count == 4, "\(repairs)")
+        // Line breaks in a text element are kept: no repair.
+        #expect(!repairs.contains { $0.hasPrefix("root.children[0]") })
+        #expect(repairs.contains { $0.hasPrefix("root.children[1].text: escape sequences removed, control characters made spaces: ") })
+        #expect(repairs.contains { $0.hasPrefix("root.children[2].text: line breaks made spaces (the string is one line)") })
+        #expect(repairs.contains { $0.hasPrefix("root.children[3].facts[0].label: bidi controls removed") })
+        // A title is shown; a button's arguments are not, and are not text.
+        #expect(repairs.contains { $0.hasPrefix("root.children[4].title: control characters made spaces") })
+        #expect(ViewTextRepairs.find(in: Array(#"{"type":"text","text":"Plain text, é and 👍"}"#.utf8)).isEmpty)
+    }
 }

@@ -63,14 +63,16 @@ extension MessageRegistry {
 
         /// Registers every container, type and action of a loaded plugin that passes the checks, and returns
         /// one error for each refused, including the actions the loader refused. The others are registered all
-        /// the same. A type under a container whose declaration was refused is refused too, and so are the
-        /// actions on a refused type.
+        /// the same. A type declared under a container whose declaration was refused is refused too, and so are
+        /// the actions on a refused type; a type with only a business identifier is in the built-in `MS:Custom`,
+        /// whatever the plugin declares, and a refused declaration of `MS:Custom` costs it nothing.
         @discardableResult
         public mutating func register(_ plugin: LoadedPlugin) -> [MissiveError] {
             let entries = plugin.types.map { pluginType in
-                RegisteredType(
+                (RegisteredType(
                     objectName: pluginType.objectName, businessID: pluginType.businessID, container: pluginType.container,
-                    persistence: pluginType.persistence, isMedia: pluginType.isMedia, origin: .plugin(plugin.info), decoder: .plugin(pluginType))
+                    persistence: pluginType.persistence, isMedia: pluginType.isMedia, origin: .plugin(plugin.info), decoder: .plugin(pluginType)),
+                 declaredContainer: pluginType.container)
             }
             let refused = register(containers: plugin.containers, types: entries, origin: .plugin(plugin.info), file: plugin.info.path)
             return refused + plugin.actionRejections
@@ -81,7 +83,7 @@ extension MessageRegistry {
         /// ``PluginLoading/lazy``.
         mutating func register(_ plugin: DeferredPlugin) -> [MissiveError] {
             var refused: [MissiveError] = []
-            var entries: [RegisteredType] = []
+            var entries: [(RegisteredType, declaredContainer: String?)] = []
             entries.reserveCapacity(plugin.metadata.types.count)
             let origin = RegisteredType.Origin.plugin(plugin.info)
             for type in plugin.metadata.types {
@@ -91,9 +93,10 @@ extension MessageRegistry {
                     continue
                 }
                 entries.append(
-                    RegisteredType(
+                    (RegisteredType(
                         objectName: type.objectName, businessID: type.businessID, container: type.container, persistence: persistence,
-                        isMedia: type.isMedia, origin: origin, decoder: .deferred(plugin)))
+                        isMedia: type.isMedia, origin: origin, decoder: .deferred(plugin)),
+                     declaredContainer: type.container))
             }
             refused += register(containers: plugin.metadata.containers, types: entries, origin: origin, file: plugin.path)
             var actions: [RegisteredAction] = []
@@ -147,8 +150,11 @@ extension MessageRegistry {
             return refused
         }
 
+        /// Registers a plugin's containers, then its types, each with the container its declaration names (`nil` for
+        /// none: a type with a business identifier alone is in the built-in `MS:Custom`). Only the types declared
+        /// under a refused container are refused with it.
         private mutating func register(
-            containers: [MessageContainer], types entries: [RegisteredType], origin: RegisteredType.Origin, file: String
+            containers: [MessageContainer], types entries: [(RegisteredType, declaredContainer: String?)], origin: RegisteredType.Origin, file: String
         ) -> [MissiveError] {
             var refused: [MissiveError] = []
             var refusedContainers: [String: MissiveError] = [:]
@@ -160,8 +166,8 @@ extension MessageRegistry {
                     refusedContainers[container.objectName] = error
                 }
             }
-            for entry in entries {
-                if let container = entry.container, let error = refusedContainers[container] {
+            for (entry, declaredContainer) in entries {
+                if let container = declaredContainer, let error = refusedContainers[container] {
                     refused.append(MissiveError(error.code, "its container \(container) was refused", file: file, objectName: entry.objectName))
                     continue
                 }

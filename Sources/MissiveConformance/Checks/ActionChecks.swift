@@ -109,13 +109,12 @@ enum ActionChecks {
                 let differences = Locked(ViewChecks.Differences())
                 // Fewer rounds for a slow plugin: the check stops when its time budget is spent.
                 let deadline = RepetitionDeadline()
-                ResourceChecks.runOnThreads(8) { thread in
-                    for _ in 0..<threadRounds where !deadline.isPast {
-                        for (index, call) in work.enumerated() {
-                            let seen = call.result(registry)
-                            if seen != baseline[index] {
-                                differences.withLock { $0.note(thread: thread, "\(call): \(baseline[index]) on one thread, \(seen) on this one") }
-                            }
+                ResourceChecks.runInRounds(threads: 8, rounds: threadRounds, deadline: deadline) { thread, round in
+                    for index in ResourceChecks.order(work.count, thread: thread, round: round) {
+                        let call = work[index]
+                        let seen = call.result(registry)
+                        if seen != baseline[index] {
+                            differences.withLock { $0.note(thread: thread, "\(call): \(baseline[index]) on one thread, \(seen) on this one") }
                         }
                     }
                 }

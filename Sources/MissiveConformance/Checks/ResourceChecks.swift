@@ -40,13 +40,14 @@ enum ResourceChecks {
 
     static let all: [ConformanceCheck] = [
         ConformanceCheck(id: "memory.release", level: 6,
-                         summary: "No heap growth over repeated decode/encode/digest/words/push/media calls on the examples: "
-                            + "handles and buffers are released.",
+                         summary: "No heap growth over repeated decode/encode/digest/words/push/media/view calls on the examples, and "
+                            + "the example calls of the plugin's actions: handles and buffers are released.",
                          requires: ["examples.decode"]) { context in
             context.withTypes { (types) throws(CheckFailure) in
                 let decoded = try types.map { type throws(CheckFailure) in (type, try type.decodedExamples().map(\.example)) }
-                InputTrail.note("the examples, decoded and used over and over")
-                return heapGrowth(callsPerCycle: decoded.reduce(0) { $0 + $1.1.count }) {
+                let actions = exampleActionCalls(context)
+                InputTrail.note("the examples, decoded, viewed and used over and over, and the example action calls")
+                return heapGrowth(callsPerCycle: decoded.reduce(0) { $0 + $1.1.count } + (actions?.calls.count ?? 0)) {
                     for (type, examples) in decoded {
                         for example in examples {
                             guard case .success(let content) = type.decode(bytes: example) else { continue }
@@ -55,7 +56,11 @@ enum ResourceChecks {
                             _ = content.rawSearchableWords()
                             _ = content.rawPushContent()
                             _ = content.media
+                            _ = content.rawView()
                         }
+                    }
+                    if let actions {
+                        for call in actions.calls { _ = call.run(actions.registry) }
                     }
                 }
             }
@@ -75,6 +80,7 @@ enum ResourceChecks {
                 }
             }
         },
+        peakCheck,
         ConformanceCheck(id: "threads.consistent", level: 6,
                          summary: "Decoding the same examples from 8 threads at once gives identical results.",
                          requires: ["examples.decode"]) { context in
@@ -129,6 +135,16 @@ enum ResourceChecks {
             }
         },
     ]
+
+    /// The registry of `actions.examples` and every example call of the plugin's actions, or `nil` when it
+    /// declares none or cannot be loaded.
+    static func exampleActionCalls(_ context: CheckContext) -> (registry: MessageRegistry, calls: [ActionChecks.ExampleCall])? {
+        guard case .success(let registry) = context.actionRegistry else { return nil }
+        let calls = (registry.composerActions + registry.messageActions).filter { $0.plugin.path == context.path }.flatMap { action in
+            (try? registry.loadedAction(action)).map { ActionChecks.calls(of: $0, registry: registry) } ?? []
+        }
+        return calls.isEmpty ? nil : (registry, calls)
+    }
 
     /// A duration in milliseconds.
     static func milliseconds(_ duration: Duration) -> Double {
@@ -230,33 +246,54 @@ enum ResourceChecks {
 
     /// Decodes on `threads` real threads at once (not capped at the number of cores), then reads one shared
     /// handle per input from all of them, as the ABI allows; every result must equal the single-threaded one.
-    /// Each thread runs `rounds` rounds, or fewer when the ``repetitionBudget`` runs out first.
+    /// The threads run `rounds` rounds together (``runInRounds(threads:rounds:deadline:_:)``), or fewer when
+    /// the ``repetitionBudget`` runs out first, each taking the inputs in its own order.
     private static func concurrentProblems(_ types: [PluginType], threads: Int, rounds: Int, including extra: [[UInt8]]) throws(CheckFailure) -> CheckOutcome {
         let work = types.flatMap { type in (type.examples + extra).map { (type, $0) } }
         let baseline = work.map { observe($0.0, $0.1) }
         let shared = work.map { item in (try? item.0.decode(bytes: item.1).get()) }
         let differences = Locked<[String]>([])
         let deadline = RepetitionDeadline()
-        let fewestRounds = Locked(rounds)
-        runOnThreads(threads) { thread in
-            var done = 0
-            defer { fewestRounds.withLock { $0 = min($0, done) } }
-            for _ in 0..<rounds {
-                if deadline.isPast { break }
-                done += 1
-                for (index, item) in work.enumerated() {
-                    if observe(item.0, item.1) != baseline[index] {
-                        differences.withLock { $0.append("thread \(thread): decoding \(item.0.objectName) \(preview(item.1, limit: 40)) gave a different result") }
-                    }
-                    if let content = shared[index], observe(content) != baseline[index] {
-                        differences.withLock { $0.append("thread \(thread): a shared \(item.0.objectName) handle answered differently") }
-                    }
+        let roundsDone = Locked(0)
+        runInRounds(threads: threads, rounds: rounds, deadline: deadline) { thread, round in
+            if thread == 0 { roundsDone.withLock { $0 = round + 1 } }
+            for index in order(work.count, thread: thread, round: round) {
+                let item = work[index]
+                if observe(item.0, item.1) != baseline[index] {
+                    differences.withLock { $0.append("thread \(thread): decoding \(item.0.objectName) \(preview(item.1, limit: 40)) gave a different result") }
+                }
+                if let content = shared[index], observe(content) != baseline[index] {
+                    differences.withLock { $0.append("thread \(thread): a shared \(item.0.objectName) handle answered differently") }
                 }
             }
         }
         return deadline.outcome(
-            expected: "identical results on every thread", problems: differences.withLock { $0 }, tried: fewestRounds.withLock { $0 }, of: rounds,
+            expected: "identical results on every thread", problems: differences.withLock { $0 }, tried: roundsDone.withLock { $0 }, of: rounds,
             inputs: "rounds on some thread")
+    }
+
+    /// Runs `body(thread, round)` on `threads` threads, for at most `rounds` rounds, each round started by all
+    /// the threads together: a barrier holds each thread until every one has finished the round before, so
+    /// that the threads' calls overlap in every round (with 8 threads on 2 cores, a thread that ran ahead
+    /// would otherwise make its calls alone). The last thread to reach the barrier ends the run when the
+    /// `deadline` is past; every thread then stops at the same round.
+    static func runInRounds(threads: Int, rounds: Int, deadline: RepetitionDeadline, _ body: @escaping @Sendable (_ thread: Int, _ round: Int) -> Void) {
+        let barrier = RoundBarrier(count: threads)
+        runOnThreads(threads) { thread in
+            var round = 0
+            while round < rounds, barrier.arrive(keepGoing: { !deadline.isPast }) {
+                body(thread, round)
+                round += 1
+            }
+        }
+    }
+
+    /// The order in which `thread` takes `count` inputs in `round`: rotated by the thread and the round, so
+    /// that threads running at the same time work on different inputs (a race on state that calls share
+    /// shows only when they do), and each input meets each other one.
+    static func order(_ count: Int, thread: Int, round: Int) -> [Int] {
+        guard count > 0 else { return [] }
+        return (0..<count).map { ($0 + thread + round) % count }
     }
 
     /// Runs `body` on `count` threads that start together.
@@ -275,5 +312,35 @@ enum ResourceChecks {
         }
         for _ in 0..<count { start.signal() }
         done.wait()
+    }
+}
+
+/// A barrier for threads that work in rounds (``ResourceChecks/runInRounds(threads:rounds:deadline:_:)``).
+final class RoundBarrier: @unchecked Sendable {
+    private let condition = NSCondition()
+    private let count: Int
+    private var waiting = 0
+    private var generation = 0
+    private var going = true
+
+    /// A barrier for `count` threads.
+    init(count: Int) { self.count = count }
+
+    /// Waits until all the threads have arrived; the last one asks `keepGoing` whether another round runs, and
+    /// every thread gets its answer.
+    func arrive(keepGoing: () -> Bool) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let arrival = generation
+        waiting += 1
+        if waiting == count {
+            waiting = 0
+            going = keepGoing()
+            generation += 1
+            condition.broadcast()
+        } else {
+            while arrival == generation { condition.wait() }
+        }
+        return going
     }
 }

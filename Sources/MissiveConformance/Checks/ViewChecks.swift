@@ -10,9 +10,11 @@ import Missive
 enum ViewChecks {
     /// Median time of one call of a view function above which `view.budget` warns.
     static let budgetMilliseconds = 1.0
-    /// Rounds of `view.threads`: each of its 8 threads decodes and views every example, and views one shared
-    /// handle per example, this many times.
-    static let threadRounds = 50
+    /// Rounds of `view.threads`, which its 8 threads start together: in each, every thread decodes and views
+    /// every example, and views one shared handle per example, ``threadPasses`` times.
+    static let threadRounds = 250
+    /// Passes over the examples each thread makes in each round of `view.threads`.
+    static let threadPasses = 8
     /// Seeded mutations of the examples `view.mutations` tries, shared among the types that are drawn.
     static let mutationCount = 2_000
 
@@ -73,7 +75,8 @@ enum ViewChecks {
         },
         ConformanceCheck(id: "view.valid", level: 3,
                          summary: "Every example's view keeps the rules of \(MISSIVE_VIEW_EXTENSION): known kinds (or a fallback), "
-                            + "http(s) URLs, sizes, fractions, action ids, members of the right kind, the limits.",
+                            + "http(s) URLs, sizes, fractions, action ids, members of the right kind, the limits, and text that needs no "
+                            + "cleaning (no escape sequence, control character or bidi control; line breaks only in text elements).",
                          requires: ["view.renders"]) { context in
             context.withTypes { (types) throws(CheckFailure) in
                 var problems: [String] = []
@@ -81,12 +84,39 @@ enum ViewChecks {
                     for (example, content) in try type.decodedExamples() {
                         let output = ViewOutput(content)
                         guard output.status == MISSIVE_OK else { continue }
-                        for problem in ViewDocument.read(output.bytes).violations {
+                        for problem in ViewDocument.read(output.bytes).violations + ViewTextRepairs.find(in: output.bytes) {
                             problems.append("\(type.objectName) \(preview(example, limit: 40)): \(problem.path): \(problem.message)")
                         }
                     }
                 }
                 return outcome(expected: "views that break no rule", problems: problems)
+            }
+        },
+        ConformanceCheck(id: "view.actions", level: 3,
+                         summary: "Every button in every example's view names a message action that the type declares and the host loads.",
+                         requires: ["view.renders"]) { context in
+            context.withTypes { (types) throws(CheckFailure) in
+                let drawn = try drawnTypes(types)
+                var declared: [String: Set<String>] = [:]
+                if case .success(let metadata) = context.metadata, case .success(let probe) = context.probe {
+                    for action in probe.judgeActions(metadata: metadata).actions where action.info.kind == .message {
+                        declared[action.info.objectName, default: []].insert(action.info.id)
+                    }
+                }
+                var problems: [String] = []
+                for type in drawn {
+                    let ids = declared[type.objectName] ?? []
+                    for (example, content) in try type.decodedExamples() {
+                        let output = ViewOutput(content)
+                        guard output.status == MISSIVE_OK, let element = ViewDocument.read(output.bytes).element else { continue }
+                        for button in buttons(in: element, path: "root") where !ids.contains(button.action) {
+                            let known = ids.isEmpty ? "it declares no message action" : "its message actions are \(ids.sorted().joined(separator: ", "))"
+                            problems.append("\(type.objectName) \(preview(example, limit: 40)): the button \(button.title.debugDescription) (\(button.path)) "
+                                + "names the action '\(button.action)', which the type does not declare (\(known))")
+                        }
+                    }
+                }
+                return outcome(expected: "buttons that name the type's own message actions", problems: problems)
             }
         },
         ConformanceCheck(id: "view.deterministic", level: 3,
@@ -115,8 +145,8 @@ enum ViewChecks {
             }
         },
         ConformanceCheck(id: "view.threads", level: 6,
-                         summary: "8 threads at once, for \(threadRounds) rounds, view every example (freshly decoded, and one shared handle "
-                            + "each) and get the single-threaded bytes.",
+                         summary: "8 threads at once, for \(threadRounds) rounds started together of \(threadPasses) passes, view every example "
+                            + "(freshly decoded, and one shared handle each) and get the single-threaded bytes.",
                          requires: ["view.deterministic"]) { context in
             context.withTypes { (types) throws(CheckFailure) in
                 let drawn = try drawnTypes(types)
@@ -126,24 +156,24 @@ enum ViewChecks {
                 let differences = Locked(Differences())
                 // Fewer rounds for a slow plugin: the check stops when its time budget is spent.
                 let deadline = RepetitionDeadline()
-                ResourceChecks.runOnThreads(8) { thread in
-                    for _ in 0..<threadRounds where !deadline.isPast {
-                        for (index, item) in work.enumerated() {
-                            guard let expected = baseline[index] else { continue }
-                            if case .success(let content) = item.0.decode(bytes: item.1) {
-                                let seen = ViewOutput(content)
-                                if seen != expected {
-                                    differences.withLock {
-                                        $0.note(thread: thread, "\(item.0.objectName) \(preview(item.1, limit: 40)): \(expected.contrast(with: seen, "on one thread", "on this one"))")
-                                    }
+                ResourceChecks.runInRounds(threads: 8, rounds: threadRounds, deadline: deadline) { thread, round in
+                    // Several passes a round: the threads' calls overlap for most of the round, not only after the barrier.
+                    for index in (0..<threadPasses).flatMap({ _ in ResourceChecks.order(work.count, thread: thread, round: round) }) {
+                        let item = work[index]
+                        guard let expected = baseline[index] else { continue }
+                        if case .success(let content) = item.0.decode(bytes: item.1) {
+                            let seen = ViewOutput(content)
+                            if seen != expected {
+                                differences.withLock {
+                                    $0.note(thread: thread, "\(item.0.objectName) \(preview(item.1, limit: 40)): \(expected.contrast(with: seen, "on one thread", "on this one"))")
                                 }
                             }
-                            if let content = shared[index] {
-                                let seen = ViewOutput(content)
-                                if seen != expected {
-                                    differences.withLock {
-                                        $0.note(thread: thread, "a shared \(item.0.objectName) handle: \(expected.contrast(with: seen, "on one thread", "on this one"))")
-                                    }
+                        }
+                        if let content = shared[index] {
+                            let seen = ViewOutput(content)
+                            if seen != expected {
+                                differences.withLock {
+                                    $0.note(thread: thread, "a shared \(item.0.objectName) handle: \(expected.contrast(with: seen, "on one thread", "on this one"))")
                                 }
                             }
                         }
@@ -204,6 +234,16 @@ enum ViewChecks {
             }
         },
     ]
+
+    /// Every button of a (sanitized) tree, with its path in the tree, title and action id, in document order.
+    static func buttons(in element: ViewElement, path: String) -> [(path: String, title: String, action: String)] {
+        switch element {
+        case .button(let button): return [(path, button.title, button.action)]
+        case .stack(let stack):
+            return stack.children.enumerated().flatMap { index, child in buttons(in: child, path: "\(path).children[\(index)]") }
+        default: return []
+        }
+    }
 
     /// Why the view checks do not apply to a plugin none of whose types offers the extension.
     private static let noExtension = "no type offers \(MISSIVE_VIEW_EXTENSION)"
