@@ -32,8 +32,8 @@ public final class SQLiteMessageStore: MessageStore {
     ///     keeps the one it has; a store without one takes this one (and recounts). Naming another owner
     ///     than the store's is refused.
     /// - Throws: ``StoreError/Code/cannotOpen`` with SQLite's reason; ``StoreError/Code/ownerMismatch``.
-    public init(path given: String, owner: String? = nil) throws(StoreError) {
-        let path = Self.absolute(given)
+    public init(path: String, owner: String? = nil) throws(StoreError) {
+        let path = Self.absolute(path)
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
