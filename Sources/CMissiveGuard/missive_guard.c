@@ -64,6 +64,11 @@ static pthread_mutex_t range_lock = PTHREAD_MUTEX_INITIALIZER;
    returns here does not record it twice. */
 static _Thread_local int recorded_unmarked;
 
+/* The first fatal signal this process handled, or 0: once one arrives the process is dying, so an exit() that
+   races with the crash's end (another thread finishing its work while a backtracer runs) must not end it with
+   a status that says all went well. */
+static atomic_int fatal_signal = 0;
+
 const missive_guard_site *missive_guard_site_create(const char *record, size_t length) {
     struct missive_guard_site *site = malloc(sizeof *site + length);
     if (site == NULL) return NULL;
@@ -154,6 +159,8 @@ static const missive_guard_site *attribute(void *context) {
 
 static void handle(int signal_number, siginfo_t *info, void *context) {
     int saved_errno = errno;
+    int none = 0;
+    atomic_compare_exchange_strong(&fatal_signal, &none, signal_number);
     const missive_guard_site *site = current.site;
     int operation = current.operation;
     int fd = atomic_load(&journal);
@@ -198,6 +205,14 @@ static void handle(int signal_number, siginfo_t *info, void *context) {
 /* The guard's atexit handler: exit() called while this thread runs a plugin ends the process with
    MISSIVE_GUARD_EXIT_STATUS, after recording it. */
 static void at_exit(void) {
+    int fatal = atomic_load(&fatal_signal);
+    if (fatal != 0) {
+        /* A crash is under way on another thread (it is in the journal already when a plugin caused it). */
+        static const char message[] = "missive: exit() was called while the process was ending by a fatal signal; it ends with 128 + that signal\n";
+        ssize_t written = write(STDERR_FILENO, message, sizeof message - 1);
+        (void)written;
+        _exit(128 + fatal);
+    }
     const missive_guard_site *site = current.site;
     if (site == NULL) return;
     int operation = current.operation;
@@ -214,11 +229,31 @@ static void at_exit(void) {
         ssize_t written = write(fd, line, used);
         (void)written;
     }
-    char message[256];
-    static const char before[] = "missive: a plugin called exit() during ";
+    /* The record is `crash<TAB>path<TAB>five identity fields<TAB>objectName`: the message names the file and
+       the type (`-` for the file's own calls), as written there (tabs, newlines and backslashes escaped). */
+    const char *record = site->record;
+    size_t length = site->length;
+    size_t path_start = 0, path_end = 0, name_start = 0;
+    for (size_t index = 0, field = 0; index < length; index++) {
+        if (record[index] != '\t') continue;
+        field++;
+        if (field == 1) path_start = index + 1;
+        if (field == 2) path_end = index;
+        name_start = index + 1;
+    }
+    char message[8192];
+    static const char before[] = "missive: the plugin ";
+    static const char middle[] = " called exit() during ";
+    static const char of[] = " of ";
     static const char after[] = "; the process ends with status 70\n";
-    size_t used = append(message, 0, sizeof message, before, sizeof before - 1);
-    used = append(message, used, sizeof message, name, strlen(name));
+    size_t used = append(message, 0, sizeof message - 64, before, sizeof before - 1);
+    if (path_end > path_start) used = append(message, used, sizeof message - 64, record + path_start, path_end - path_start);
+    used = append(message, used, sizeof message - 64, middle, sizeof middle - 1);
+    used = append(message, used, sizeof message - 64, name, strlen(name));
+    if (name_start > 0 && name_start < length && !(length - name_start == 1 && record[name_start] == '-')) {
+        used = append(message, used, sizeof message - 64, of, sizeof of - 1);
+        used = append(message, used, sizeof message - 64, record + name_start, length - name_start);
+    }
     used = append(message, used, sizeof message, after, sizeof after - 1);
     ssize_t written = write(STDERR_FILENO, message, used);
     (void)written;

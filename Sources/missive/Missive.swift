@@ -25,7 +25,9 @@ struct MissiveCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            LateRefusals.report()
         } catch {
+            LateRefusals.report()
             let code = exitCode(for: error)
             if code == .validationFailure {
                 Console.write(Array((TextHygiene.block(fullMessage(for: error)) + "\n").utf8), to: STDERR_FILENO)
@@ -69,9 +71,11 @@ struct PluginOptions: ParsableArguments {
     ///
     /// - Throws: `ExitCode(2)` when `MISSIVE_TRUST` is not a mode.
     func discover(logger: Logger) throws -> DiscoveryResult {
-        MessageRegistry.discover(
+        let result = MessageRegistry.discover(
             searchPath: .standard(explicitDirectories: directories), metadataCache: .standard(), protection: try Self.protection(logger: logger),
             logger: logger)
+        LateRefusals.watch(result.registry, logger: logger)
+        return result
     }
 
     /// The CLI's protection: its trust policy, the standard quarantine, and this executable as the scanner
@@ -84,5 +88,27 @@ struct PluginOptions: ParsableArguments {
                 command: [MissiveCommand.executablePath, "scan-plugin"], timeout: PluginScanner.standardTimeout(environment: environment))
         }
         return protection
+    }
+}
+
+/// Plugins refused after discovery, while the command ran (a first call that changed the process state), logged
+/// as warnings when the command ends, as discovery logs the plugins it refuses.
+enum LateRefusals {
+    private static let watched = Locked<(registry: MessageRegistry, logger: Logger)?>(nil)
+
+    /// Watches the registry the command discovered.
+    static func watch(_ registry: MessageRegistry, logger: Logger) {
+        watched.withLock { $0 = (registry, logger) }
+    }
+
+    /// Logs each plugin the registry refused after discovery.
+    static func report() {
+        guard let (registry, logger) = watched.withLock({ $0 }) else { return }
+        for error in registry.refusalsAfterRegistration {
+            var metadata: Logger.Metadata = ["missive.code": "\(error.code)"]
+            if let file = error.file { metadata["missive.file"] = "\(file)" }
+            if let objectName = error.objectName { metadata["missive.objectName"] = "\(objectName)" }
+            logger.warning("refused plugin: \(error.message)", metadata: metadata)
+        }
     }
 }

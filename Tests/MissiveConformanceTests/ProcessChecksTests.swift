@@ -33,7 +33,7 @@ import Testing
         #expect(result["outcome"] as? String == "crashed", "\(result)")
         #expect((result["detail"] as? String)?.contains("exited with code 70") == true, "\(result)")
         let output = result["output"] as? [String] ?? []
-        #expect(output.contains { $0.contains("a plugin called exit() during decode") }, "\(result)")
+        #expect(output.contains { $0.contains("called exit() during decode") }, "\(result)")
         #expect((result["input"] as? String)?.contains(#"example 1: "{\"say\":\"bye\",\"fixture\":true}""#) == true, "\(result)")
     }
 

@@ -166,7 +166,7 @@ import Glibc
         let bye = QuarantineTests.envelope("fixture:bye", id: "m2", content: #"{"say":"bye","fixture":true}"#)
         let first = try host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: good + "\n" + bye + "\n", extra: noScanner)
         #expect(first.status == 70, "\(first.stderr)")
-        #expect(first.stderr.contains("missive: a plugin called exit() during decode; the process ends with status 70"), "\(first.stderr)")
+        #expect(first.stderr.contains("missive: the plugin \(plugins)/libBrokenExitOnInput.so called exit() during decode of fixture:bye; the process ends with status 70"), "\(first.stderr)")
         let journal = try String(contentsOfFile: host.journal, encoding: .utf8)
         #expect(journal.contains("\tfixture:bye\tdecode\texit\t"), "\(journal)")
 
@@ -175,5 +175,21 @@ import Glibc
         let message = try #require(try QuarantineTests.messages(second).first)
         #expect(message["known"] as? Bool == false)
         #expect((message["reason"] as? String)?.contains("exit() during decode of fixture:bye") == true, "\(message)")
+    }
+
+    /// A plugin that loads cleanly and changes the umask in its first decode: the host puts it back, the
+    /// message decoded in that call stays, the later ones decode as unknown with the reason, and the command
+    /// names the plugin file in a warning when it ends (discovery could not, since it happened later).
+    @Test func aChangeInAFirstCallIsReportedWhenTheCommandEnds() throws {
+        let host = try QuarantineTests.Host()
+        let plugins = try Fixtures.stage(["BrokenChangesUmaskInDecode", "CRating"])
+        let lines = (1...3).map { QuarantineTests.envelope("fixture:umask", id: "m\($0)", content: #"{"fixture":true}"#) }
+        let run = try host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: lines.joined(separator: "\n") + "\n")
+        #expect(run.status == 0, "\(run.stderr)")
+        let messages = try QuarantineTests.messages(run)
+        #expect(messages.map { $0["known"] as? Bool } == [true, false, false], "\(messages)")
+        #expect((messages.last?["reason"] as? String)?.contains("the plugin's first decode of fixture:umask changed the umask") == true, "\(messages)")
+        #expect(run.stderr.contains("warning: refused plugin: the plugin's first decode of fixture:umask changed the umask"), "\(run.stderr)")
+        #expect(run.stderr.contains("file=\(plugins)/libBrokenChangesUmaskInDecode.so"), "\(run.stderr)")
     }
 }

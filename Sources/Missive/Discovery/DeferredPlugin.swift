@@ -71,6 +71,12 @@ final class DeferredPlugin: Sendable {
     }
 
     /// The loaded type named `objectName`, loading the plugin if this is the first use.
+    /// The type `objectName` if the plugin has been loaded, without loading it.
+    func loadedType(_ objectName: String) -> PluginType? {
+        guard case .success(let plugin)? = loaded.withLock({ $0 }) else { return nil }
+        return plugin.types.first { $0.objectName == objectName }
+    }
+
     func type(_ objectName: String) -> Result<PluginType, MissiveError> {
         switch plugin(for: objectName) {
         case .failure(let error):

@@ -39,6 +39,27 @@ public struct MessageRegistry: Sendable {
     /// The containers, `MS:Custom` first when built-ins are included, in registration order.
     public var containers: [MessageContainer] { types.compactMap(\.declaredContainer) }
 
+    /// The plugins refused after they were registered, one error per plugin file: those whose first call of a
+    /// kind changed the state of the process (``MissiveError/Code/changedProcessState``; see "What a plugin does
+    /// to the process" in docs/PROTECTION.md). Their messages decode to ``UnknownMessage``s with this reason
+    /// from then on. Discovery cannot report these, since they happen later: a host logs them, or shows them to
+    /// an operator, when it has decoded what it had to.
+    public var refusalsAfterRegistration: [MissiveError] {
+        var files = Set<String>()
+        var refusals: [MissiveError] = []
+        for type in types {
+            let pluginType: PluginType?
+            switch type.decoder {
+            case .plugin(let loaded): pluginType = loaded
+            case .deferred(let plugin): pluginType = plugin.loadedType(type.objectName)
+            default: pluginType = nil
+            }
+            guard let refusal = pluginType?.processStateRefusal, files.insert(refusal.file ?? type.objectName).inserted else { continue }
+            refusals.append(refusal)
+        }
+        return refusals
+    }
+
     /// The type or container registered under an objectName.
     public func type(objectName: String) -> RegisteredType? {
         byObjectName[objectName].map { types[$0] }

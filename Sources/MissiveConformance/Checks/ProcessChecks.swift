@@ -9,7 +9,7 @@ import Missive
 /// its child, makes the first call of each kind on every example and the first example call of each action, and
 /// fails naming what changed and when. A
 /// crash on a thread the plugin started, or a call of `exit` inside a call, ends the child: the check is then
-/// reported as crashed, with the guard's words (`a plugin called exit() during decode`).
+/// reported as crashed, with the guard's words (`the plugin FILE called exit() during decode of TYPE`).
 enum ProcessChecks {
     static let all: [ConformanceCheck] = [
         ConformanceCheck(

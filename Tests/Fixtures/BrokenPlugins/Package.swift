@@ -33,6 +33,8 @@ let brokenPlugins = [
     // closed standard stream, a crash on its own thread, exit on some inputs, a changed working directory, a
     // fatal-signal handler of its own, a changed locale and umask.
     "ClosesStandardStream", "CrashOnOwnThread", "ExitOnInput", "ChangesDirectory", "OwnSignalHandler", "ChangesLocaleOrUmask",
+    // ... and a change made by a call, not by loading: the first decode sets the umask.
+    "ChangesUmaskInDecode",
     // What the checker sees of views, actions and memory, and a container clash that costs only the types under it:
     // a 1 GiB peak in one decode, a view button for an undeclared action, a leak in the view only, control
     // sequences in a view's text, a view buffer shared by threads, and a conflicting container declaration.
