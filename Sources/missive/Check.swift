@@ -114,10 +114,8 @@ extension MissiveCommand {
             case .junit: rendered = Array(JUnitReport.render(report).utf8)
             }
             if let output {
-                do {
-                    try Data(rendered + [0x0A]).write(to: URL(fileURLWithPath: output))
-                } catch {
-                    throw usage("cannot write \(output): \(error.localizedDescription)")
+                if let problem = OutputFile.write(String(decoding: rendered + [0x0A], as: UTF8.self), to: output, notOver: []) {
+                    throw usage("\(output): cannot write: \(problem)")
                 }
                 Console.error(TextReport.summaryLine(report) + " (report written to \(output))")
             } else {

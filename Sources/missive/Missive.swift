@@ -29,6 +29,8 @@ struct MissiveCommand: AsyncParsableCommand {
         } catch {
             LateRefusals.report()
             let code = exitCode(for: error)
+            // Help and the version go to standard output: when it was closed at start, that is a failure.
+            if code == .success && Console.closedAtStart.contains(STDOUT_FILENO) { Console.write([], to: STDOUT_FILENO) }
             if code == .validationFailure {
                 Console.write(Array((TextHygiene.block(fullMessage(for: error)) + "\n").utf8), to: STDERR_FILENO)
                 exit(withError: ExitCode(2))

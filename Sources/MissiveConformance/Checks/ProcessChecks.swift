@@ -1,4 +1,5 @@
 import CMissivePlugin
+import Foundation
 import Missive
 
 /// Level 1: what the plugin does to the process that hosts it.
@@ -9,8 +10,14 @@ import Missive
 /// its child, makes the first call of each kind on every example and the first example call of each action, and
 /// fails naming what changed and when. A
 /// crash on a thread the plugin started, or a call of `exit` inside a call, ends the child: the check is then
-/// reported as crashed, with the guard's words (`the plugin FILE called exit() during decode of TYPE`).
+/// reported as crashed, with the guard's words (`the plugin FILE called exit() during decode of TYPE`). The check
+/// waits ``settleTime`` after the calls, so that a thread woken by one of them crashes here; a thread that
+/// crashes later than that, or only on other input, is seen by a later check or not at all.
 enum ProcessChecks {
+    /// How long, in seconds, the check waits after the calls, so that a thread the plugin started can crash
+    /// where this check sees it rather than in a later check, or not at all.
+    static let settleTime = 0.3
+
     static let all: [ConformanceCheck] = [
         ConformanceCheck(
             id: "process.state", level: 1,
@@ -52,6 +59,9 @@ enum ProcessChecks {
                     problems.append(refusal.message)
                 }
             }
+            // A thread the plugin started may crash a little after the call that woke it: give it time to, here,
+            // where the crash is reported under this check (a host would quarantine the plugin at its next start).
+            usleep(UInt32(settleTime * 1_000_000))
             return outcome(expected: "the process state as it was before the plugin ran", problems: problems)
         }
     ]
