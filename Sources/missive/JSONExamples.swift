@@ -22,7 +22,7 @@ extension MissiveCommand {
             shouldDisplay: false)
 
         func run() throws {
-            var writer = JSONWriter()
+            var writer = MissiveJSONWriter()
             writer.beginObject()
             for type in CLIJSONCatalog.all {
                 writer.key(type.documentedAs)

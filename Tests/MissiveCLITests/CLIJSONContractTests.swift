@@ -126,7 +126,7 @@ import Testing
     }
 }
 
-/// ``JSONWriterEncoder``: the bytes ``JSONWriter``'s calls would write.
+/// ``JSONWriterEncoder``: the bytes ``MissiveJSONWriter``'s calls would write.
 @Suite struct JSONWriterEncoderTests {
     struct Inner: Encodable {
         var flag: Bool
@@ -149,7 +149,7 @@ import Testing
         let value = Sample(
             text: "a\"\\\n\t\u{1}\u{7F}é", missing: nil, count: -5, small: 200, rank: -1.25, inner: Inner(flag: true, words: ["x", ""]), absent: nil,
             raw: RawJSON(Array(#"{"b" :[1, 2.50e1 ],"a":"\u0041"}"#.utf8)), list: [1, nil])
-        var writer = JSONWriter()
+        var writer = MissiveJSONWriter()
         writer.beginObject()
         writer.field("text", value.text)
         writer.field("missing", nil)
@@ -179,7 +179,7 @@ import Testing
     }
 
     @Test func aValueInsideAWriterFollowsTheWritersCommas() throws {
-        var writer = JSONWriter()
+        var writer = MissiveJSONWriter()
         writer.beginArray()
         writer.integer(1)
         try JSONWriterEncoder.encode(["a"], into: &writer)

@@ -122,20 +122,20 @@ import Testing
         let text = "q\"b\\s/\u{8}\u{C}\n\r\t\u{1}\u{7F}\u{85}\u{2028}\u{202E}é😀"
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        #expect(JSONWriter.quoted(text) == Array(try encoder.encode(text)))
-        #expect(String(decoding: JSONWriter.quoted(text, escaping: .displaySafe), as: UTF8.self)
+        #expect(MissiveJSONWriter.quoted(text) == Array(try encoder.encode(text)))
+        #expect(String(decoding: MissiveJSONWriter.quoted(text, escaping: .displaySafe), as: UTF8.self)
             == #""q\"b\\s/\b\f\n\r\t\u0001\u007f\u0085\u2028\u202eé😀""#)
         // Raw JSON is spliced unchanged, or display-safe with the same value.
-        var plain = JSONWriter()
+        var plain = MissiveJSONWriter()
         plain.raw(Array("[\"\u{2029}\"]".utf8))
         #expect(plain.bytes == Array("[\"\u{2029}\"]".utf8))
-        var safe = JSONWriter(escaping: .displaySafe)
+        var safe = MissiveJSONWriter(escaping: .displaySafe)
         safe.raw(Array("[\"\u{2029}\"]\n".utf8))
         #expect(String(decoding: safe.bytes, as: UTF8.self) == "[\"\\u2029\"]\n")
     }
 
     @Test func theWriterSeparatesWhatTheCLIWrites() {
-        var json = JSONWriter()
+        var json = MissiveJSONWriter()
         json.beginObject()
         json.key("list")
         json.beginArray()

@@ -18,7 +18,7 @@ package struct ContentMembers {
         var scanner = JSONScanner(content)
         var members: [Member] = []
         do {
-            try scanner.scanMembers { (key, keyRange, valueRange) throws(JSONSyntaxError) in
+            try scanner.scanMembers { (key, keyRange, valueRange) throws(MissiveJSONError) in
                 members.append(Member(key: key, keyRange: keyRange, valueRange: valueRange))
             }
         } catch {
@@ -95,7 +95,7 @@ package struct ContentMembers {
             }
             return content
         }
-        var member = JSONWriter()
+        var member = MissiveJSONWriter()
         member.beginObject()
         member.key(container.key)
         switch container.keyKind {

@@ -175,21 +175,21 @@ public struct Envelope: Sendable, Hashable {
         var seen: UInt16 = 0
         var problem: String?
 
-        func fieldError(_ field: Field, _ expected: String) -> JSONSyntaxError {
-            JSONSyntaxError(offset: -1, message: "field '\(field.name)' must be \(expected)")
+        func fieldError(_ field: Field, _ expected: String) -> MissiveJSONError {
+            MissiveJSONError(offset: -1, message: "field '\(field.name)' must be \(expected)")
         }
 
-        do throws(JSONSyntaxError) {
-            try scanner.scanMemberRanges { (key, shape, range, valueShape) throws(JSONSyntaxError) in
+        do throws(MissiveJSONError) {
+            try scanner.scanMemberRanges { (key, shape, range, valueShape) throws(MissiveJSONError) in
                 guard let field = Field(key: key, shape: shape, in: buffer, reader) else {
                     let name = reader.decodeString(key)
                     if additional.contains(where: { $0.name == name }) {
-                        throw JSONSyntaxError(offset: range.lowerBound, message: "field '\(name)' appears twice")
+                        throw MissiveJSONError(offset: range.lowerBound, message: "field '\(name)' appears twice")
                     }
                     additional.append(AdditionalField(name: name, rawValue: Array(buffer[range])))
                     return
                 }
-                func string(optional: Bool) throws(JSONSyntaxError) -> String? {
+                func string(optional: Bool) throws(MissiveJSONError) -> String? {
                     if optional && reader.firstByte(range) == UInt8(ascii: "n") { return nil }  // explicit null: absent
                     guard let value = reader.stringValue(range, shape: valueShape) else { throw fieldError(field, "a string") }
                     return value
@@ -216,7 +216,7 @@ public struct Envelope: Sendable, Hashable {
                     }
                 }
                 guard seen & field.rawValue == 0 else {
-                    throw JSONSyntaxError(offset: range.lowerBound, message: "field '\(field.name)' appears twice")
+                    throw MissiveJSONError(offset: range.lowerBound, message: "field '\(field.name)' appears twice")
                 }
                 seen |= field.rawValue
             }
@@ -287,12 +287,12 @@ public struct Envelope: Sendable, Hashable {
     /// Fields come in the order of the table above, then ``additionalFields``; optional fields that are
     /// `nil` are left out. `content` is written byte for byte.
     public func encoded() -> [UInt8] {
-        var writer = JSONWriter()
+        var writer = MissiveJSONWriter()
         write(to: &writer)
         return writer.bytes
     }
 
-    package func write(to writer: inout JSONWriter) {
+    package func write(to writer: inout MissiveJSONWriter) {
         writer.beginObject()
         writer.field("id", id)
         writer.field("conversationID", conversationID)
@@ -339,7 +339,7 @@ extension JSONScanner {
         let reader = JSONValueReader(json)
         var found: Range<Int>?
         do {
-            try scanner.scanMemberRanges { (key, shape, value, _) throws(JSONSyntaxError) in
+            try scanner.scanMemberRanges { (key, shape, value, _) throws(MissiveJSONError) in
                 if found == nil, reader.string(key, shape: shape, equals: name) { found = value }
             }
         } catch {

@@ -226,12 +226,12 @@ public struct PluginMetadata: Sendable, Hashable {
         var yieldsPresent = false, symbolPresent = false
 
         init(_ bytes: ArraySlice<UInt8>) throws(MissiveError) {
-            let parsed = bytes.withUnsafeBufferPointer { buffer -> Result<Record, JSONSyntaxError> in
+            let parsed = bytes.withUnsafeBufferPointer { buffer -> Result<Record, MissiveJSONError> in
                 var record = Record()
                 var scanner = JSONScanner(buffer)
                 let reader = JSONValueReader(buffer)
-                do throws(JSONSyntaxError) {
-                    try scanner.scanObject { (key, range) throws(JSONSyntaxError) in
+                do throws(MissiveJSONError) {
+                    try scanner.scanObject { (key, range) throws(MissiveJSONError) in
                         switch key {
                         case "record": record.kind = reader.stringValue(range)
                         case "name": record.name = reader.stringValue(range)

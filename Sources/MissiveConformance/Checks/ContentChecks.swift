@@ -101,6 +101,6 @@ enum ContentChecks {
     }
 
     private static func quoted(_ text: String) -> String {
-        String(decoding: JSONWriter.quoted(text), as: UTF8.self)
+        String(decoding: MissiveJSONWriter.quoted(text), as: UTF8.self)
     }
 }

@@ -5,7 +5,7 @@ import Missive
 package enum JSONReport {
     /// The report as one JSON object.
     package static func render(_ report: ConformanceReport) -> [UInt8] {
-        var json = JSONWriter()
+        var json = MissiveJSONWriter()
         json.beginObject()
         json.field("schemaVersion", 1)
         json.field("strictness", report.strictness)
@@ -35,7 +35,7 @@ package enum JSONReport {
         return json.bytes
     }
 
-    private static func write(_ result: CheckResult, to json: inout JSONWriter) {
+    private static func write(_ result: CheckResult, to json: inout MissiveJSONWriter) {
         json.beginObject()
         json.field("id", result.id)
         json.field("level", result.level)
@@ -63,7 +63,7 @@ package enum JSONReport {
 package enum CheckListReport {
     /// Every check: id, level, summary and requirements.
     package static func json() -> [UInt8] {
-        var json = JSONWriter()
+        var json = MissiveJSONWriter()
         json.beginObject()
         json.field("schemaVersion", 1)
         json.key("checks")

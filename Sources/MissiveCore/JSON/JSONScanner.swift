@@ -4,9 +4,6 @@ import Glibc
 import Darwin
 #endif
 
-/// The JSON layer's error, under the name the envelope and the metadata reader use.
-package typealias JSONSyntaxError = MissiveJSONError
-
 /// The range front end of the JSON layer: it validates a document with ``MissiveJSONReader`` and reports where
 /// values are instead of building them.
 ///
@@ -51,18 +48,18 @@ package struct JSONScanner: ~Copyable {
     /// Reads a whole document that must be one object, calling `member` with each key and the byte range
     /// of its value.
     package mutating func scanObject(
-        _ member: (String, Range<Int>) throws(JSONSyntaxError) -> Void
-    ) throws(JSONSyntaxError) {
-        try scanMembers { (key, _, value) throws(JSONSyntaxError) in try member(key, value) }
+        _ member: (String, Range<Int>) throws(MissiveJSONError) -> Void
+    ) throws(MissiveJSONError) {
+        try scanMembers { (key, _, value) throws(MissiveJSONError) in try member(key, value) }
     }
 
     /// Reads a whole document that must be one object, calling `member` with each key, the byte range of
     /// the key as written (quotes included) and the byte range of its value.
     package mutating func scanMembers(
-        _ member: (String, Range<Int>, Range<Int>) throws(JSONSyntaxError) -> Void
-    ) throws(JSONSyntaxError) {
+        _ member: (String, Range<Int>, Range<Int>) throws(MissiveJSONError) -> Void
+    ) throws(MissiveJSONError) {
         let strings = JSONValueReader(UnsafeBufferPointer(start: base, count: reader.count))
-        try scanMemberRanges { (key, _, value, _) throws(JSONSyntaxError) in
+        try scanMemberRanges { (key, _, value, _) throws(MissiveJSONError) in
             try member(strings.decodeString(key), (key.lowerBound - 1)..<(key.upperBound + 1), value)
         }
     }
@@ -73,8 +70,8 @@ package struct JSONScanner: ~Copyable {
     /// callers match keys as bytes, and decode only a key that is not plain ASCII; a string value without
     /// escapes is its bytes, with no second look for a backslash.
     package mutating func scanMemberRanges(
-        _ member: (_ key: Range<Int>, _ keyShape: StringShape, _ value: Range<Int>, _ valueShape: StringShape) throws(JSONSyntaxError) -> Void
-    ) throws(JSONSyntaxError) {
+        _ member: (_ key: Range<Int>, _ keyShape: StringShape, _ value: Range<Int>, _ valueShape: StringShape) throws(MissiveJSONError) -> Void
+    ) throws(MissiveJSONError) {
         reader.skipWhitespace()
         guard reader.peek() == UInt8(ascii: "{") else { throw reader.fail("expected a JSON object") }
         // The members are walked here rather than with `nextKey(_:)`: the same grammar and messages, written
@@ -121,16 +118,16 @@ package struct JSONScanner: ~Copyable {
     }
 
     /// Validates that the whole buffer is exactly one JSON value.
-    package mutating func validateDocument() throws(JSONSyntaxError) {
+    package mutating func validateDocument() throws(MissiveJSONError) {
         try reader.skipValue()
         try reader.finish()
     }
 
     /// Why `bytes` is not exactly one JSON value, or `nil` when it is.
-    package static func problem(in bytes: [UInt8]) -> JSONSyntaxError? {
-        bytes.withUnsafeBufferPointer { buffer -> JSONSyntaxError? in
+    package static func problem(in bytes: [UInt8]) -> MissiveJSONError? {
+        bytes.withUnsafeBufferPointer { buffer -> MissiveJSONError? in
             var scanner = JSONScanner(buffer)
-            do throws(JSONSyntaxError) {
+            do throws(MissiveJSONError) {
                 try scanner.validateDocument()
                 return nil
             } catch {

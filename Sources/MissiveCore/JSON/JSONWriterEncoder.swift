@@ -1,4 +1,4 @@
-/// An `Encoder` that writes an `Encodable` value through a ``JSONWriter``, as it goes: members in the order
+/// An `Encoder` that writes an `Encodable` value through a ``MissiveJSONWriter``, as it goes: members in the order
 /// the value encodes them (a synthesized `Encodable` gives them in declaration order), strings escaped as the
 /// writer escapes them, ``RawJSON`` spliced in verbatim, and an absent optional written as `null` (never
 /// left out), so that a struct's JSON has the same members whatever it holds.
@@ -10,13 +10,13 @@
 package enum JSONWriterEncoder {
     /// The JSON of `value`, as bytes.
     package static func encode(_ value: some Encodable) throws -> [UInt8] {
-        var writer = JSONWriter()
+        var writer = MissiveJSONWriter()
         try encode(value, into: &writer)
         return writer.bytes
     }
 
     /// Writes `value` into `writer` as one JSON value (the value of its last key, or an element).
-    package static func encode(_ value: some Encodable, into writer: inout JSONWriter) throws {
+    package static func encode(_ value: some Encodable, into writer: inout MissiveJSONWriter) throws {
         let state = WriterState(writer)
         defer { writer = state.writer }
         try state.write(value, codingPath: [])
@@ -44,9 +44,9 @@ package struct RawJSON: Encodable, Sendable, Equatable {
 
 /// The writer every frame of one encoding writes into.
 private final class WriterState {
-    var writer: JSONWriter
+    var writer: MissiveJSONWriter
 
-    init(_ writer: JSONWriter) { self.writer = writer }
+    init(_ writer: MissiveJSONWriter) { self.writer = writer }
 
     /// Writes one value: a primitive itself, anything else through its `encode(to:)` in a frame of its own,
     /// whose open object or array is closed when it returns.
@@ -109,7 +109,7 @@ private final class WriterFrame: Encoder {
         return ValueContainer(frame: self)
     }
 
-    private func open(_ kind: Opened, _ begin: (inout JSONWriter) -> Void) {
+    private func open(_ kind: Opened, _ begin: (inout MissiveJSONWriter) -> Void) {
         if let opened {
             precondition(opened == kind && kind != .single, "JSONWriterEncoder: a value encodes one object, one array or one single value")
             return

@@ -1,6 +1,3 @@
-/// The JSON layer's one writer, under the name the CLI, the envelope and the conformance reports use.
-package typealias JSONWriter = MissiveJSONWriter
-
 extension MissiveJSONWriter {
     /// Writes a member whose value is a string, or `null`.
     package mutating func field(_ name: String, _ text: String?) { key(name); string(text) }
