@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import MissiveCore
 
@@ -55,12 +56,22 @@ extension MessageRegistry.Builder {
         var deferred: [PluginInfo] = []
         defer { metadataCache?.save() }
         var found: [(file: String, identity: FileIdentity, metadata: Result<PluginMetadata, MissiveError>)] = []
+        // The executable's own folder (a build folder, an app's bin) also holds libraries that are no plugins at
+        // all: there, one without Missive's metadata section is passed over quietly, not refused.
+        let executableFolders = Set(
+            searchPath.entries.filter { $0.source == .executable }.map { URL(fileURLWithPath: $0.directory).standardizedFileURL.resolvingSymlinksInPath().path })
         for (file, identity) in files {
             let metadata = Result { () throws(MissiveError) -> PluginMetadata in
                 guard let metadataCache else { return try PluginMetadata.read(fromFile: file, knownSize: identity.size) }
                 let (cached, fromCache) = try metadataCache.lookUp(file, identity: identity)
                 logger?.trace(fromCache ? "metadata from the cache" : "metadata read from the file", metadata: ["missive.file": "\(file)"])
                 return cached
+            }
+            if case .failure(let error) = metadata, error.code == .missingMetadata,
+                executableFolders.contains(URL(fileURLWithPath: file).deletingLastPathComponent().path)
+            {
+                logger?.debug("passed over a library beside the executable that is not a Missive plugin", metadata: ["missive.file": "\(file)"])
+                continue
             }
             found.append((file, identity, metadata))
         }
