@@ -56,7 +56,7 @@ enum Console {
     /// Writes all of `bytes` to `descriptor`, or ends the process when it cannot (see ``Status``).
     static func write(_ bytes: [UInt8], to descriptor: Int32) {
         if descriptor <= STDERR_FILENO && closedAtStart.contains(descriptor) { fail(descriptor, EBADF) }
-        guard let failure = writeAll(bytes, to: descriptor) else { return }
+        guard let failure = FileBytes.writeAll(bytes, to: descriptor) else { return }
         fail(descriptor, failure)
     }
 
@@ -85,30 +85,13 @@ enum Console {
         }
     }
 
-    /// Writes all of `bytes` to `descriptor`, retrying short and interrupted writes; the `errno` of the
-    /// write that failed, or `nil`.
-    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
-        bytes.withUnsafeBytes { buffer -> Int32? in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return nil
-        }
-    }
-
     /// Ends the process after a failed write to `descriptor`: quietly for a broken pipe, otherwise with the
     /// reason on standard error (when standard error is not the one that failed).
     private static func fail(_ descriptor: Int32, _ code: Int32) -> Never {
         if code == EPIPE { exit(Status.brokenPipe) }
         if descriptor != STDERR_FILENO {
             let name = descriptor == STDOUT_FILENO ? "standard output" : "descriptor \(descriptor)"
-            _ = writeAll(Array("missive: cannot write \(name): \(String(cString: strerror(code)))\n".utf8), to: STDERR_FILENO)
+            _ = FileBytes.writeAll("missive: cannot write \(name): \(String(cString: strerror(code)))\n".utf8, to: STDERR_FILENO)
         }
         exit(Status.cannotWrite)
     }
@@ -146,17 +129,7 @@ enum OutputFile {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { return String(cString: strerror(errno)) }
         defer { close(descriptor) }
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return String(cString: strerror(errno))
-            }
-            offset += written
-        }
-        return nil
+        return FileBytes.writeAll(text.utf8, to: descriptor).map { String(cString: strerror($0)) }
     }
 }
 

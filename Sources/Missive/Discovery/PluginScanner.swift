@@ -187,20 +187,20 @@ public struct PluginScanner: Sendable {
     /// Call it from a host's own executable when it passes that executable as the scanner command.
     public static func runScan(arguments: [String]) -> Int32 {
         guard arguments.count == 2 else {
-            writeAll(STDERR_FILENO, "usage: \(executableName) PLUGIN-FILE RESULT-FILE\n")
+            _ = FileBytes.writeAll("usage: \(executableName) PLUGIN-FILE RESULT-FILE\n".utf8, to: STDERR_FILENO)
             return 2
         }
         let (file, resultFile) = (arguments[0], arguments[1])
         CrashGuard.endWithParent()
         let result = open(resultFile, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard result >= 0 else {
-            writeAll(STDERR_FILENO, "\(executableName): cannot write \(resultFile)\n")
+            _ = FileBytes.writeAll("\(executableName): cannot write \(resultFile)\n".utf8, to: STDERR_FILENO)
             return 2
         }
         // Each line is written before the step it names runs, so that a crash leaves the last one behind. A
         // write that fails (a plugin closed the descriptor) leaves the report unfinished, which the host reads
         // as a scan that did not finish.
-        func write(_ line: String) { writeAll(result, line + "\n") }
+        func write(_ line: String) { _ = FileBytes.writeAll((line + "\n").utf8, to: result) }
         write("scan 1")
         let plugin: LoadedPlugin
         do {
@@ -230,18 +230,5 @@ public struct PluginScanner: Sendable {
         }
         write("passed")
         return 0
-    }
-
-    /// Writes all of `text` to `descriptor` with `write(2)`, retrying short and interrupted writes; a failure
-    /// is ignored (see ``runScan(arguments:)``).
-    private static func writeAll(_ descriptor: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
     }
 }

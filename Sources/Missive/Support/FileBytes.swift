@@ -4,11 +4,33 @@ import Glibc
 import Musl
 #endif
 
-/// Whole-file reads and atomic whole-file writes with POSIX calls, for the snapshot.
-enum FileBytes {
+/// Whole-file reads, atomic whole-file writes and whole writes to a descriptor, with POSIX calls.
+package enum FileBytes {
+    /// Writes all of `bytes` to `descriptor`, retrying short and interrupted writes; the `errno` of the write
+    /// that failed, or `nil` when everything was written.
+    package static func writeAll(_ bytes: some Collection<UInt8>, to descriptor: Int32) -> Int32? {
+        let written = bytes.withContiguousStorageIfAvailable { writeAll($0, to: descriptor) }
+        return written ?? Array(bytes).withUnsafeBufferPointer { writeAll($0, to: descriptor) }
+    }
+
+    private static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>, to descriptor: Int32) -> Int32? {
+        var done = 0
+        while done < buffer.count {
+            let wrote = Glibc.write(descriptor, buffer.baseAddress! + done, buffer.count - done)
+            if wrote < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            // A write of nothing would repeat for ever.
+            guard wrote > 0 else { return EIO }
+            done += wrote
+        }
+        return nil
+    }
+
     /// The bytes of the regular file at `path` (one `open`, one `fstat`, one `read` for a file that does not
     /// change meanwhile), or `nil` when it is missing, unreadable or larger than `limit`.
-    static func read(_ path: String, limit: Int) -> [UInt8]? {
+    package static func read(_ path: String, limit: Int) -> [UInt8]? {
         guard let file = OwnedDescriptor(opening: path, flags: O_RDONLY) else { return nil }
         var info = stat()
         guard fstat(file.raw, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= limit else { return nil }
@@ -28,18 +50,12 @@ enum FileBytes {
     /// is then renamed over it, so a reader sees the old file or the new one, whole. Several processes may
     /// write at once; the last rename wins. Returns whether it worked.
     @discardableResult
-    static func replace(_ path: String, with bytes: [UInt8]) -> Bool {
+    package static func replace(_ path: String, with bytes: [UInt8]) -> Bool {
         let temporary = "\(path).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         guard let file = OwnedDescriptor(opening: temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644) else { return false }
-        var done = 0
-        while done < bytes.count {
-            let wrote = bytes.withUnsafeBytes { Glibc.write(file.raw, $0.baseAddress! + done, bytes.count - done) }
-            if wrote < 0 && errno == EINTR { continue }
-            guard wrote > 0 else {
-                unlink(temporary)
-                return false
-            }
-            done += wrote
+        guard writeAll(bytes, to: file.raw) == nil else {
+            unlink(temporary)
+            return false
         }
         guard rename(temporary, path) == 0 else {
             unlink(temporary)
