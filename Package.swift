@@ -160,8 +160,11 @@ let package = Package(
             name: "MissiveConformanceTests", dependencies: ["Missive", "MissiveConformance", "MissiveTestSupport"], swiftSettings: strictSwift),
         // Transcripts, the terminal renderer, and the HTML renderer drawn in a headless Chromium.
         .testTarget(name: "MissiveRenderingTests", dependencies: ["MissiveRendering", "MissiveTestSupport"], swiftSettings: strictSwift),
-        // The SQLite store.
-        .testTarget(name: "MissiveStoreTests", dependencies: ["MissiveStore", "MissiveTestSupport"], swiftSettings: strictSwift),
+        // The store, on both backends.
+        // (GRDB: to write a store of an older schema, and one of a newer, as files of those versions are.)
+        .testTarget(
+            name: "MissiveStoreTests", dependencies: ["MissiveStore", "MissiveTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift),
         // The `missive` executable as a user runs it: decode, render, install, trust, store, actions.
         .testTarget(
             name: "MissiveCLITests",
