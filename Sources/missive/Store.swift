@@ -16,7 +16,7 @@ extension MissiveCommand {
                 """,
             subcommands: [
                 Ingest.self, Conversations.self, Show.self, Search.self, Read.self, Delete.self, Redecode.self, Check.self, Members.self, Join.self,
-                Leave.self, Follow.self,
+                Leave.self, Follow.self, Migrate.self,
             ]
         )
     }
