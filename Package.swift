@@ -136,6 +136,11 @@ let package = Package(
         // Tests/Fixtures/BrokenPlugins, which the tests build into .build/fixtures: off the default search path of
         // `swift run missive`.
         .target(name: "MissiveTestSupport", dependencies: ["Missive"], path: "Tests/MissiveTestSupport", swiftSettings: strictSwift),
+        // The store backends every store test runs on (a new SQLite file, a new PostgreSQL database), for the store's
+        // tests and the command line's.
+        .target(
+            name: "MissiveStoreTestSupport", dependencies: ["MissiveStore", "MissiveTestSupport"], path: "Tests/MissiveStoreTestSupport",
+            swiftSettings: strictSwift),
         // JSON, text hygiene, names: the protocols' module alone.
         .testTarget(name: "MissiveCoreTests", dependencies: ["MissiveCore"], swiftSettings: strictSwift),
         // Macro expansion: the only tests that link swift-syntax.
@@ -163,12 +168,13 @@ let package = Package(
         // The store, on both backends.
         // (GRDB: to write a store of an older schema, and one of a newer, as files of those versions are.)
         .testTarget(
-            name: "MissiveStoreTests", dependencies: ["MissiveStore", "MissiveTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "MissiveStoreTests",
+            dependencies: ["MissiveStore", "MissiveTestSupport", "MissiveStoreTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
         // The `missive` executable as a user runs it: decode, render, install, trust, store, actions.
         .testTarget(
             name: "MissiveCLITests",
-            dependencies: ["Missive", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissiveTestSupport"],
+            dependencies: ["Missive", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissiveTestSupport", "MissiveStoreTestSupport"],
             swiftSettings: strictSwift
         ),
     ]

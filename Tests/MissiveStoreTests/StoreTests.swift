@@ -1,6 +1,7 @@
 import Foundation
 import Missive
 import MissiveStore
+import MissiveStoreTestSupport
 import MissiveTestSupport
 import Testing
 

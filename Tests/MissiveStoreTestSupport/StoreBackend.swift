@@ -5,32 +5,32 @@ import MissiveTestSupport
 /// The backends every store test runs on. Each test that takes one makes its own store: a new SQLite file in
 /// its own folder, or a new database on the test server (`Fixtures.postgresURL()`, which fails the test when no
 /// server is running: the suite never skips a backend).
-enum StoreBackend: String, CaseIterable, CustomStringConvertible, Sendable {
+package enum StoreBackend: String, CaseIterable, CustomStringConvertible, Sendable {
     case sqlite
 
-    var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// Where a new, empty store of this backend is: a path or a URL, as `missive store --db` takes it.
-    func newLocation() async throws -> String {
+    package func newLocation() async throws -> String {
         switch self {
         case .sqlite: try Fixtures.temporaryDirectory() + "/store.sqlite"
         }
     }
 
     /// Opens the store at `location` as `kind` (`nil`: whatever it is).
-    func open(_ location: String, kind: StoreKind?) async throws -> any MessageStore {
+    package func open(_ location: String, kind: StoreKind?) async throws -> any MessageStore {
         switch self {
         case .sqlite: try SQLiteMessageStore(path: location, kind: kind)
         }
     }
 
     /// A new personal store owned by `owner`.
-    func newStore(owner: String? = "alice") async throws -> any MessageStore {
+    package func newStore(owner: String? = "alice") async throws -> any MessageStore {
         try await open(try await newLocation(), kind: .personal(owner: owner))
     }
 
     /// A new shared store.
-    func newSharedStore() async throws -> any MessageStore {
+    package func newSharedStore() async throws -> any MessageStore {
         try await open(try await newLocation(), kind: .shared)
     }
 }
