@@ -216,12 +216,13 @@ extension MessageStore {
         try await readState(member: try requireReader("readState(conversation:)"), conversation: conversationID)
     }
 
-    /// Searches the reader's conversations (every conversation of a shared store), or one of them.
+    /// Searches every conversation of the store, or one of them: a personal store holds its owner's
+    /// conversations only; a shared store's operator searches them all.
     public func search(_ query: SearchQuery, conversation conversationID: String?, limit: Int) async throws(StoreError) -> [SearchHit] {
-        try await search(query, member: reader, conversation: conversationID, limit: limit)
+        try await search(query, member: nil, conversation: conversationID, limit: limit)
     }
 
-    /// Searches every conversation of the reader, 50 hits at most.
+    /// Searches every conversation of the store, 50 hits at most.
     public func search(_ query: String) async throws(StoreError) -> [SearchHit] {
         try await search(SearchQuery(parsing: query), conversation: nil, limit: 50)
     }

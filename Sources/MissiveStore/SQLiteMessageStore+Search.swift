@@ -19,10 +19,9 @@ extension SQLiteMessageStore {
                             SELECT rowid, bm25(message_search) AS score FROM message_search
                             WHERE message_search MATCH ?1
                                 AND (?2 IS NULL OR rowid IN (SELECT seq FROM message WHERE conversation_id = ?2))
-                                AND (?4 IS NULL OR rowid IN (
-                                    SELECT message.seq FROM member INDEXED BY member_by_member
-                                    JOIN message ON message.conversation_id = member.conversation_id
-                                    WHERE member.member_id = ?4 AND member.active = 1))
+                                AND (?4 IS NULL OR EXISTS (
+                                    SELECT 1 FROM message JOIN member ON member.conversation_id = message.conversation_id
+                                    WHERE message.seq = message_search.rowid AND member.member_id = ?4 AND member.active = 1))
                             ORDER BY score, rowid DESC
                             LIMIT ?3
                         ) AS hit

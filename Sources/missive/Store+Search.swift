@@ -9,8 +9,8 @@ extension MissiveCommand.Store {
             discussion: """
                 Words must all match; "a phrase" matches words in order; word* matches a prefix. Case, Latin \
                 diacritics and full-width forms are ignored, and Chinese and Japanese words are found inside \
-                sentences. With --member, only the conversations that member belongs to are searched (a personal \
-                store: its owner's); a shared store without --member searches every conversation.
+                sentences. With --member, only the conversations that member belongs to are searched; without it, \
+                every conversation of the store.
                 """)
 
         @Argument(parsing: .allUnrecognized, help: "The query: its words may start with '-'.")
@@ -36,7 +36,7 @@ extension MissiveCommand.Store {
             let database = try await store.open()
             let hits: [SearchHit]
             do {
-                hits = try await database.search(SearchQuery(parsing: query), member: store.member ?? database.reader, conversation: conversation, limit: limit)
+                hits = try await database.search(SearchQuery(parsing: query), member: store.member, conversation: conversation, limit: limit)
             } catch {
                 throw store.refuse(error)
             }
