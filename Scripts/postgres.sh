@@ -4,6 +4,7 @@
 #   eval "$(bash Scripts/postgres.sh)"       start one (or find the one already running) and export its URL
 #   bash Scripts/postgres.sh --port 55000    the same on another loopback port
 #   bash Scripts/postgres.sh stop            stop it and delete its folder
+#   bash Scripts/postgres.sh status          print its export line if it runs (exit status 3 if not)
 #
 # The cluster lives in a temporary folder (a new `mktemp -d` under /tmp, or $MISSIVE_PG_DIR): its data, its log
 # and its unix socket. It listens on that socket, where every local connection is trusted, and on 127.0.0.1,
@@ -26,7 +27,7 @@ say() { echo "postgres.sh: $*" >&2; }
 fail() { say "$*"; exit 1; }
 
 usage() {
-    sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2
 }
 
 command=start
