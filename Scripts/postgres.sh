@@ -23,6 +23,13 @@ state=${MISSIVE_PG_STATE:-/tmp/missive-postgres.env}
 default_port=54329
 marker=.missive-postgres   # in the folders this script made, so that `stop` deletes only those
 
+# The server outlives this script: it must not keep open any descriptor the caller gave the script beyond the
+# standard three (a test harness waits for its pipes to close, and would wait for the server).
+for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
+done
+
 say() { echo "postgres.sh: $*" >&2; }
 fail() { say "$*"; exit 1; }
 

@@ -2,7 +2,8 @@ import Foundation
 
 /// The PostgreSQL server the store tests run against, and a fresh database on it for each test.
 ///
-/// The server is the throwaway cluster `Scripts/postgres.sh` starts, found through `MISSIVE_TEST_POSTGRES`.
+/// The server is the throwaway cluster `Scripts/postgres.sh` starts, found through `MISSIVE_TEST_POSTGRES` (or
+/// started by the tests themselves when that is not set).
 /// This target does not link a PostgreSQL driver: it makes and drops databases through Debian's `psql`.
 extension Fixtures {
     /// The environment variable that holds the URL of the tests' PostgreSQL database, which
@@ -16,18 +17,36 @@ extension Fixtures {
     private static let psqlTimeout: Duration = .seconds(60)
 
     /// The URL of the tests' PostgreSQL database, from `MISSIVE_TEST_POSTGRES`
-    /// (`postgres://missive:missive@127.0.0.1:54329/missive_test`).
+    /// (`postgres://missive:missive@127.0.0.1:54329/missive_test`); when that is not set, the cluster that
+    /// `Scripts/postgres.sh` starts (or finds already running) for this run, so that a plain `swift test` works on a
+    /// machine with Debian's `postgresql-15`.
     ///
-    /// - Throws: ``PostgresHarnessError`` when the variable is not set: the store tests fail, never skip,
-    ///   without a server.
+    /// - Throws: ``PostgresHarnessError`` when there is no server and none can be started: the store tests fail,
+    ///   never skip, without a server.
     package static func postgresURL() throws(PostgresHarnessError) -> String {
-        guard let url = ProcessInfo.processInfo.environment[postgresEnvironmentVariable], !url.isEmpty else {
-            throw PostgresHarnessError(
-                description: "no PostgreSQL for the tests: run `eval \"$(bash Scripts/postgres.sh)\"` first; "
-                    + "the store tests fail rather than skip without it (\(postgresEnvironmentVariable) is not set)")
-        }
-        return url
+        if let url = ProcessInfo.processInfo.environment[postgresEnvironmentVariable], !url.isEmpty { return url }
+        return try startedServer.get()
     }
+
+    /// The cluster `Scripts/postgres.sh` started for this test process, once.
+    private static let startedServer: Result<String, PostgresHarnessError> = {
+        let script = repositoryRoot + "/Scripts/postgres.sh"
+        let started: Run
+        do {
+            started = try run("/bin/bash", [script], timeout: .seconds(120))
+        } catch {
+            return .failure(PostgresHarnessError(description: "no PostgreSQL for the tests: cannot run \(script): \(error)"))
+        }
+        let prefix = "export \(postgresEnvironmentVariable)="
+        guard started.status == 0, let line = started.stdout.split(separator: "\n").last(where: { $0.hasPrefix(prefix) }) else {
+            return .failure(
+                PostgresHarnessError(
+                    description: "no PostgreSQL for the tests: \(postgresEnvironmentVariable) is not set and `bash Scripts/postgres.sh` "
+                        + "could not start one (exit status \(started.status)); the store tests fail rather than skip without it:\n"
+                        + started.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))
+        }
+        return .success(String(line.dropFirst(prefix.count)))
+    }()
 
     /// Creates a new empty database with a unique name on the tests' server, for one test, and returns its URL:
     /// the URL of ``postgresURL()`` with the new database's name.
