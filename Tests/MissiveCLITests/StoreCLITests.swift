@@ -3,6 +3,7 @@ import Missive
 import MissiveConformance
 import MissiveRendering
 import MissiveStore
+import MissiveStoreTestSupport
 import MissiveTestSupport
 import Testing
 
@@ -213,10 +214,10 @@ import Testing
         }
     }
 
-    @Test(SanitizerRun.timeLimit(minutes: 5))
-    func anIngestKilledAtRandomPointsLeavesEveryCommittedBatchAndConsistentCounters() async throws {
+    @Test(SanitizerRun.timeLimit(minutes: 5), arguments: StoreBackend.allCases)
+    func anIngestKilledAtRandomPointsLeavesEveryCommittedBatchAndConsistentCounters(backend: StoreBackend) async throws {
         let folder = try Fixtures.temporaryDirectory()
-        let db = folder + "/store.sqlite"
+        let db = try await backend.newLocation()
         let input = folder + "/big.jsonl"
         let lines = Self.crashCorpus()
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: input))
@@ -246,12 +247,12 @@ import Testing
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             committed = Self.committedLines(in: log)
-            let context = "seed \(seed), attempt \(attempt), killed after \(target) batches + \(delay) s"
+            let context = "\(backend): seed \(seed), attempt \(attempt), killed after \(target) batches + \(delay) s"
 
-            let store = try SQLiteMessageStore(path: db)
+            let store = try await backend.open(db, kind: nil)
             let consistency = try await store.checkConsistency()
             #expect(consistency.problems == [], "\(context)")
-            let stored = try await Self.storedIDs(db: db)
+            let stored = try await Self.storedIDs(store)
             #expect(stored.count == Set(stored).count, "\(context): a message stored twice")
             // Every batch reported committed is there, and what is there is whole batches, in order.
             let reported = committed.map(\.upperBound).max() ?? 0
@@ -264,8 +265,8 @@ import Testing
         // Ingesting the same file again stores the rest, each message once.
         let finish = try Fixtures.missive("store", "ingest", input, "--db", db, "--me", "me", "--format", "json")
         #expect(finish.status == 0, "\(finish.stderr)")
-        let store = try SQLiteMessageStore(path: db)
-        #expect(try await Self.storedIDs(db: db).count == keptIDs.compactMap { $0 }.count)
+        let store = try await backend.open(db, kind: nil)
+        #expect(try await Self.storedIDs(store).count == keptIDs.compactMap { $0 }.count)
         #expect(try await store.checkConsistency().problems == [])
         #expect(try await store.search(SearchQuery(parsing: "北京"), conversation: "c7", limit: 20).count == 20)
     }
@@ -292,9 +293,8 @@ import Testing
         }
     }
 
-    /// The ids stored, read with SQLite's own tool-free path: the store's messages of every conversation.
-    static func storedIDs(db: String) async throws -> [String] {
-        let store = try SQLiteMessageStore(path: db)
+    /// The ids stored: the store's messages of every conversation.
+    static func storedIDs(_ store: any MessageStore) async throws -> [String] {
         var ids: [String] = []
         for conversation in 0..<40 { ids += try await store.messages(inConversation: "c\(conversation)").map(\.id) }
         return ids
