@@ -149,6 +149,11 @@ let package = Package(
         // Tests/Fixtures/BrokenPlugins, which the tests build into .build/fixtures: off the default search path of
         // `swift run missive`.
         .target(name: "MissiveTestSupport", dependencies: ["Missive"], path: "Tests/MissiveTestSupport", swiftSettings: strictSwift),
+        // The store backends every store test runs on (a new SQLite file, a new PostgreSQL database), for the store's
+        // tests and the command line's.
+        .target(
+            name: "MissiveStoreTestSupport", dependencies: ["MissiveStore", "MissiveTestSupport"], path: "Tests/MissiveStoreTestSupport",
+            swiftSettings: strictSwift),
         // JSON, text hygiene, names: the protocols' module alone.
         .testTarget(name: "MissiveCoreTests", dependencies: ["MissiveCore"], swiftSettings: strictSwift),
         // Macro expansion: the only tests that link swift-syntax.
@@ -173,14 +178,19 @@ let package = Package(
             name: "MissiveConformanceTests", dependencies: ["Missive", "MissiveConformance", "MissiveTestSupport"], swiftSettings: strictSwift),
         // Transcripts, the terminal renderer, and the HTML renderer drawn in a headless Chromium.
         .testTarget(name: "MissiveRenderingTests", dependencies: ["MissiveRendering", "MissiveTestSupport"], swiftSettings: strictSwift),
-        // The store, on SQLite and on a real PostgreSQL server.
+        // The store, on both backends: SQLite, and a real PostgreSQL server.
+        // (GRDB: to write a store of an older schema, and one of a newer, as files of those versions are.)
         .testTarget(
-            name: "MissiveStoreTests", dependencies: ["MissiveStore", "MissivePostgresStore", "MissiveTestSupport"],
+            name: "MissiveStoreTests",
+            dependencies: [
+                "MissiveStore", "MissivePostgresStore", "MissiveTestSupport", "MissiveStoreTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSwift),
         // The `missive` executable as a user runs it: decode, render, install, trust, store, actions.
         .testTarget(
             name: "MissiveCLITests",
-            dependencies: ["Missive", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissiveTestSupport"],
+            dependencies: ["Missive", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissiveTestSupport", "MissiveStoreTestSupport"],
             swiftSettings: strictSwift
         ),
     ]

@@ -1,77 +1,55 @@
 import Missive
 
-/// A store of one account's messages: what their persistence flags say to keep, unread counters kept as
-/// messages arrive, are read and are deleted, full-text search, quote replies, and unknown messages that
-/// decode once their plugin is installed.
+/// A store of messages for one account or for many: what their persistence flags say to keep, the members of
+/// each conversation with their read marks and unread counters, full-text search, quote replies, unknown
+/// messages that decode once their plugin is installed, and a feed of every change.
 ///
-/// The contract every backend keeps, and that the store's test suite checks:
+/// The contract every backend keeps, and that the store's test suite checks on each of them:
 /// - **Flags.** A message is stored when the persistence in effect is `persisted` or `counted` (see
 ///   `Message.persistence`: the type's flag, or for an unknown message the sender's flag, else
 ///   `persisted`). `none` and `status` messages are not stored; ``ingest(_:)`` reports them.
 /// - **Lossless.** The envelope is stored byte for byte (``IncomingMessage/envelopeBytes``), beside the
 ///   decoded columns.
-/// - **Idempotent.** A message whose id is already stored is skipped and reported, never stored twice.
-/// - **Atomic.** One call of ``ingest(_:)``, ``delete(messageID:)``, ``markRead(conversation:upTo:)`` or
-///   ``redecode(with:progress:)`` is one transaction: all of it is kept, or none.
-/// - **Unread.** A conversation's unread count is the number of its `counted` messages from others
-///   than the ``owner`` that come after the read mark, in the order (``StoredMessage/sentAt``, id). It
-///   is a counter kept on every change, not a scan; ``checkConsistency()`` recounts it.
+/// - **Idempotent.** A message whose id is already stored is skipped and reported, never stored twice, also
+///   when several writers ingest it at once.
+/// - **Atomic.** Every call that writes is one transaction: all of it is kept, or none.
+/// - **Members.** A conversation has members (``join(member:conversation:)``, ``leave(member:conversation:)``).
+///   A member who joins starts with everything already stored read; one who leaves stops counting. A
+///   ``StoreKind/personal(owner:)`` store makes its owner a member of each conversation when its first message
+///   is stored, so that a one-account host never manages members.
+/// - **Unread.** A member's unread count in a conversation is the number of its `counted` messages from others
+///   than that member that come after the member's read mark, in the order (``StoredMessage/sentAt``, id).
+///   It is a counter kept on every change, never a scan; ``checkConsistency()`` recounts it.
 /// - **Replies** are one level deep: a reply to a reply belongs to the thread of its root.
+/// - **Changes.** Every write appends its changes to a feed, each at a position that grows in the order
+///   the writes committed (``changes(after:limit:)``), so that a follower resumes from the last position it
+///   handled and misses nothing.
 ///
-/// Every method is `async`, so that a backend behind a network (a database server) fits the same protocol;
-/// ``SQLiteMessageStore`` runs its work on GRDB's own queues.
+/// Every method is `async`, so that a backend behind a network (a database server) fits the same protocol.
+/// The methods without a member (``conversations()``, ``unreadCount(conversation:)``, ...) are the
+/// one-account API: they act for the ``reader`` of a personal store.
 public protocol MessageStore: Sendable {
-    /// The account whose store this is: its own messages never count as unread. `nil` when the store has
-    /// none, and then every message is from someone else.
-    var owner: String? { get }
+    /// Whether the store is one account's (and whose) or many members'.
+    var kind: StoreKind { get }
+
+    /// Where the store is, for messages: a file's path, or a server's URL without its password.
+    var location: String { get }
+
+    // MARK: Writing
 
     /// Applies each message's persistence flag: stores those to keep, in one transaction.
     ///
     /// - Returns: one outcome per message, in order.
     func ingest(_ messages: [IncomingMessage]) async throws(StoreError) -> IngestReport
 
-    /// The stored message with this id, if any.
-    func message(id: String) async throws(StoreError) -> StoredMessage?
-
-    /// A conversation's messages in the order sent (``StoredMessage/sentAt``, then id): the newest `limit`
-    /// of them, or all.
-    func messages(inConversation conversationID: String, limit: Int?) async throws(StoreError) -> [StoredMessage]
-
-    /// Every conversation that has stored messages, newest activity first.
-    func conversations() async throws(StoreError) -> [ConversationSummary]
-
-    /// The unread count of one conversation; 0 for a conversation the store does not know.
-    func unreadCount(conversation conversationID: String) async throws(StoreError) -> Int
-
-    /// The unread count of every conversation that has one above zero.
-    func unreadCounts() async throws(StoreError) -> [String: Int]
-
-    /// The sum of every conversation's unread count.
-    func totalUnreadCount() async throws(StoreError) -> Int
-
-    /// Moves the conversation's read mark to the message `messageID`: it and everything before it are
-    /// read. A mark never moves back; marking an earlier message changes nothing.
+    /// Replaces a stored message with a new version of it (an edit: a vote in a poll, a corrected text): the
+    /// same id, conversation and sender, new content. Its columns, search entry and counters follow.
     ///
-    /// - Returns: the read mark in effect after the call (the earlier one, when it was further) and the
-    ///   conversation's unread count.
-    /// - Throws: ``StoreError/Code/notFound`` when the message is not stored in that conversation.
+    /// - Returns: the message as stored now.
+    /// - Throws: ``StoreError/Code/notFound`` when no message has its id; ``StoreError/Code/conflict`` when the
+    ///   new version names another conversation or sender, or its persistence says not to store it.
     @discardableResult
-    func markRead(conversation conversationID: String, upTo messageID: String) async throws(StoreError) -> ReadState
-
-    /// A conversation's read mark and unread count; no mark and 0 for a conversation the store does not know.
-    func readState(conversation conversationID: String) async throws(StoreError) -> ReadState
-
-    /// Searches the searchable words of stored messages (for an unknown message, the sender's fallback
-    /// text), best match first.
-    ///
-    /// - Throws: ``StoreError/Code/malformedQuery`` for a query without words or with an unbalanced quote.
-    func search(_ query: SearchQuery, conversation conversationID: String?, limit: Int) async throws(StoreError) -> [SearchHit]
-
-    /// The message a reply quotes, looked up in the store.
-    func quotedOriginal(of message: StoredMessage) async throws(StoreError) -> QuotedOriginal?
-
-    /// The replies in a message's thread, in the order sent.
-    func replies(to messageID: String) async throws(StoreError) -> [StoredMessage]
+    func replace(_ message: IncomingMessage) async throws(StoreError) -> StoredMessage
 
     /// Deletes one message.
     ///
@@ -88,18 +66,163 @@ public protocol MessageStore: Sendable {
     ///   - progress: called after every message looked at, with the count done and the total.
     func redecode(with registry: MessageRegistry, progress: (@Sendable (Int, Int) -> Void)?) async throws(StoreError) -> RedecodeReport
 
+    // MARK: Members
+
+    /// Makes `memberID` a member of the conversation (creating the conversation when it has no message yet).
+    /// Everything stored so far counts as read for the new member. Joining a conversation one is a member of
+    /// changes nothing.
+    ///
+    /// - Returns: the member's read mark and unread count.
+    @discardableResult
+    func join(member memberID: String, conversation conversationID: String) async throws(StoreError) -> ReadState
+
+    /// Ends a membership: the member no longer reads, searches or counts anything in the conversation.
+    ///
+    /// - Throws: ``StoreError/Code/notAMember`` when it is not a member.
+    func leave(member memberID: String, conversation conversationID: String) async throws(StoreError)
+
+    /// The members of a conversation, sorted.
+    func members(ofConversation conversationID: String) async throws(StoreError) -> [String]
+
+    // MARK: Reading
+
+    /// The stored message with this id, if any.
+    func message(id: String) async throws(StoreError) -> StoredMessage?
+
+    /// A conversation's messages in the order sent (``StoredMessage/sentAt``, then id): the newest `limit`
+    /// of them, or all. The store does not check who asks: a host checks membership first.
+    func messages(inConversation conversationID: String, limit: Int?) async throws(StoreError) -> [StoredMessage]
+
+    /// The conversations `memberID` belongs to that have stored messages, newest activity first, with the
+    /// member's unread counts.
+    func conversations(member memberID: String) async throws(StoreError) -> [ConversationSummary]
+
+    /// A member's unread count in one conversation; 0 when it is not a member or the conversation is unknown.
+    func unreadCount(member memberID: String, conversation conversationID: String) async throws(StoreError) -> Int
+
+    /// A member's unread count in every conversation where it is above zero.
+    func unreadCounts(member memberID: String) async throws(StoreError) -> [String: Int]
+
+    /// The sum of a member's unread counts.
+    func totalUnreadCount(member memberID: String) async throws(StoreError) -> Int
+
+    /// Moves the member's read mark in the conversation to the message `messageID`: it and everything before
+    /// it are read. A mark never moves back; marking an earlier message changes nothing.
+    ///
+    /// - Returns: the read mark in effect after the call (the earlier one, when it was further) and the
+    ///   member's unread count.
+    /// - Throws: ``StoreError/Code/notFound`` when the message is not stored in that conversation;
+    ///   ``StoreError/Code/notAMember`` when the member does not belong to it.
+    @discardableResult
+    func markRead(member memberID: String, conversation conversationID: String, upTo messageID: String) async throws(StoreError) -> ReadState
+
+    /// A member's read mark and unread count in a conversation; no mark and 0 when it is not a member.
+    func readState(member memberID: String, conversation conversationID: String) async throws(StoreError) -> ReadState
+
+    /// Searches the searchable words of stored messages (for an unknown message, the sender's fallback
+    /// text), best match first: in the conversations `memberID` belongs to, or in all when it is `nil`; in
+    /// one conversation when `conversationID` is given.
+    ///
+    /// - Throws: ``StoreError/Code/malformedQuery`` for a query without words or with an unbalanced quote.
+    func search(_ query: SearchQuery, member memberID: String?, conversation conversationID: String?, limit: Int) async throws(StoreError)
+        -> [SearchHit]
+
+    /// The message a reply quotes, looked up in the store.
+    func quotedOriginal(of message: StoredMessage) async throws(StoreError) -> QuotedOriginal?
+
+    /// The replies in a message's thread, in the order sent.
+    func replies(to messageID: String) async throws(StoreError) -> [StoredMessage]
+
+    // MARK: The change feed
+
+    /// The changes after `position`, in order, at most `limit` of them. Position 0 is before the first change.
+    func changes(after position: Int64, limit: Int) async throws(StoreError) -> [StoreChange]
+
+    /// The position of the newest change; 0 when there is none.
+    func lastChangePosition() async throws(StoreError) -> Int64
+
+    /// Returns when a change after `position` may have been committed, by this process or another, or when
+    /// `timeout` has passed: a wake-up for a follower, never the data itself (read it with
+    /// ``changes(after:limit:)``).
+    func waitForChanges(after position: Int64, timeout: Duration) async throws(StoreError)
+
+    // MARK: Maintenance
+
     /// Recounts unread counts, message counts, newest messages and reply counts from the rows, and checks
     /// the database and its search index; reports every counter that differs.
     func checkConsistency() async throws(StoreError) -> ConsistencyReport
 }
 
 extension MessageStore {
+    /// The member the one-account API acts for: a personal store's owner (or `""`, an account without a name,
+    /// when it has none); `nil` for a shared store.
+    public var reader: String? {
+        switch kind {
+        case .personal(let owner): owner ?? ""
+        case .shared: nil
+        }
+    }
+
+    /// A personal store's owner: its own messages never count as unread. `nil` for a shared store and for a
+    /// personal store without a named owner.
+    public var owner: String? {
+        if case .personal(let owner) = kind { return owner }
+        return nil
+    }
+
+    /// ``reader``, or the error a shared store gives the one-account API.
+    private func requireReader(_ call: String) throws(StoreError) -> String {
+        guard let reader else {
+            throw StoreError(.memberRequired, "a shared store has no owner: \(call) needs a member", path: location)
+        }
+        return reader
+    }
+
     /// Every message of a conversation, in the order sent.
     public func messages(inConversation conversationID: String) async throws(StoreError) -> [StoredMessage] {
         try await messages(inConversation: conversationID, limit: nil)
     }
 
-    /// Searches every conversation, 50 hits at most.
+    /// The reader's conversations that have stored messages, newest activity first.
+    ///
+    /// - Throws: ``StoreError/Code/memberRequired`` on a shared store.
+    public func conversations() async throws(StoreError) -> [ConversationSummary] {
+        try await conversations(member: try requireReader("conversations()"))
+    }
+
+    /// The reader's unread count in one conversation; 0 for a conversation the store does not know.
+    public func unreadCount(conversation conversationID: String) async throws(StoreError) -> Int {
+        try await unreadCount(member: try requireReader("unreadCount(conversation:)"), conversation: conversationID)
+    }
+
+    /// The reader's unread count of every conversation that has one above zero.
+    public func unreadCounts() async throws(StoreError) -> [String: Int] {
+        try await unreadCounts(member: try requireReader("unreadCounts()"))
+    }
+
+    /// The sum of the reader's unread counts.
+    public func totalUnreadCount() async throws(StoreError) -> Int {
+        try await totalUnreadCount(member: try requireReader("totalUnreadCount()"))
+    }
+
+    /// Moves the reader's read mark; see ``markRead(member:conversation:upTo:)``.
+    @discardableResult
+    public func markRead(conversation conversationID: String, upTo messageID: String) async throws(StoreError) -> ReadState {
+        try await markRead(member: try requireReader("markRead(conversation:upTo:)"), conversation: conversationID, upTo: messageID)
+    }
+
+    /// The reader's read mark and unread count in a conversation.
+    public func readState(conversation conversationID: String) async throws(StoreError) -> ReadState {
+        try await readState(member: try requireReader("readState(conversation:)"), conversation: conversationID)
+    }
+
+    /// Searches every conversation of the store, or one of them: a personal store holds its owner's
+    /// conversations only; a shared store's operator searches them all.
+    public func search(_ query: SearchQuery, conversation conversationID: String?, limit: Int) async throws(StoreError) -> [SearchHit] {
+        try await search(query, member: nil, conversation: conversationID, limit: limit)
+    }
+
+    /// Searches every conversation of the store, 50 hits at most.
     public func search(_ query: String) async throws(StoreError) -> [SearchHit] {
         try await search(SearchQuery(parsing: query), conversation: nil, limit: 50)
     }

@@ -10,7 +10,8 @@ public struct RedecodeReport: Sendable, Hashable {
         public var stillUnknown: Int
         /// The reason of the last message that still fails, if any.
         public var reason: String?
-        /// How many of the decoded ones changed whether they count as unread.
+        /// How many of the decoded ones changed whether they count as unread: for a personal store's owner; in a
+        /// shared store, for the members but their senders.
         public var unreadChanged: Int
 
         /// Creates a report.

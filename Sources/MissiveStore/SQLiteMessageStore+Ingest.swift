@@ -5,16 +5,16 @@ import Missive
 /// Ingesting: the message rows, the search index, replies and their roots, and the counters, in one transaction per batch.
 extension SQLiteMessageStore {
     public func ingest(_ messages: [IncomingMessage]) async throws(StoreError) -> IngestReport {
-        let owner = self.owner
+        let reader = self.reader
         return try await write { db in
             var batch = IngestBatch(
                 awaitingRoots: try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM message WHERE root_pending = 1)") ?? false)
             var outcomes: [IngestReport.Outcome] = []
             outcomes.reserveCapacity(messages.count)
             for incoming in messages {
-                outcomes.append(try Self.ingest(incoming, owner: owner, into: &batch, db))
+                outcomes.append(try Self.ingest(incoming, into: &batch, db))
             }
-            try Self.updateCounters(batch.conversations, db)
+            try Self.updateCounters(batch.conversations, reader: reader, db)
             return IngestReport(outcomes: outcomes)
         }
     }
@@ -31,26 +31,21 @@ extension SQLiteMessageStore {
     /// New messages of one conversation in one transaction.
     private struct ConversationChange {
         var stored = 0
-        /// The positions (sentAt, id) of the new messages that count as unread, if they come after the read mark.
-        var counted: [(Int64, String)] = []
+        /// The position (sentAt, id) and sender of each new message that counts.
+        var counted: [(position: (Int64, String), sender: String)] = []
         /// The newest new message.
         var newest: (Int64, String)
 
         init(newest: (Int64, String)) { self.newest = newest }
     }
 
-    private static func ingest(_ incoming: IncomingMessage, owner: String?, into batch: inout IngestBatch, _ db: Database) throws -> IngestReport.Outcome {
+    private static func ingest(_ incoming: IncomingMessage, into batch: inout IngestBatch, _ db: Database) throws -> IngestReport.Outcome {
         let message = incoming.message
         let envelope = message.envelope
         let persistence = message.persistence
         guard persistence.isStored else { return .notStored(persistence) }
-        for (name, value) in [
-            ("id", envelope.id), ("conversationID", envelope.conversationID), ("senderID", envelope.senderID),
-            ("objectName", message.content.objectName), ("parentID", envelope.parentID ?? ""),
-        ] where value.utf8.contains(0) {
-            return .refused("its \(name) holds U+0000, which the store cannot keep")
-        }
-        let counted = persistence == .counted && envelope.senderID != owner
+        if let refusal = refusal(of: message) { return .refused(refusal) }
+        let counted = persistence == .counted
         let words = indexedWords(message)
         let searchText = SearchText.document(words)
         // Replies are one level deep: a reply to a reply joins the thread of its parent's root. A parent
@@ -84,6 +79,7 @@ extension SQLiteMessageStore {
         let seq = db.lastInsertedRowID
         // Every row is in the index, words or none: FTS5 counts documents, and its integrity check counts rows.
         try db.cachedStatement(sql: "INSERT INTO message_search(rowid, search_text) VALUES (?, ?)").execute(arguments: [seq, searchText])
+        try appendChange(.stored, conversation: envelope.conversationID, message: envelope.id, db)
         if let rootID, !rootPending {
             try db.cachedStatement(sql: "UPDATE message SET reply_count = reply_count + 1 WHERE id = ?").execute(arguments: [rootID])
         }
@@ -105,32 +101,103 @@ extension SQLiteMessageStore {
         let position = (envelope.sentAt, envelope.id)
         var change = batch.conversations[envelope.conversationID] ?? ConversationChange(newest: position)
         change.stored += 1
-        if counted { change.counted.append(position) }
+        if counted { change.counted.append((position, envelope.senderID)) }
         if position > change.newest { change.newest = position }
         batch.conversations[envelope.conversationID] = change
         return .stored
     }
 
-    /// Applies a transaction's new messages to their conversations' counters: two statements per
-    /// conversation (its read mark, its counters), whatever the number of messages.
-    private static func updateCounters(_ changes: [String: ConversationChange], _ db: Database) throws {
+    /// Why the store cannot keep a message as it is, if it cannot: SQLite's text ends at U+0000.
+    static func refusal(of message: Message) -> String? {
+        let envelope = message.envelope
+        for (name, value) in [
+            ("id", envelope.id), ("conversationID", envelope.conversationID), ("senderID", envelope.senderID),
+            ("objectName", message.content.objectName), ("parentID", envelope.parentID ?? ""),
+        ] where value.utf8.contains(0) {
+            return "its \(name) holds U+0000, which the store cannot keep"
+        }
+        return nil
+    }
+
+    /// Applies a transaction's new messages to their conversations' counters, conversation by conversation:
+    /// the conversation's totals in one statement, and the members' `seen` counts where the new messages are
+    /// already read (their senders, and members whose mark is further, which in-order traffic never has).
+    private static func updateCounters(_ changes: [String: ConversationChange], reader: String?, _ db: Database) throws {
         for (conversationID, change) in changes {
-            let mark = try readMark(of: conversationID, db)
-            let unread = mark.map { mark in change.counted.count { $0 > mark } } ?? change.counted.count
+            let isNew = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT NOT EXISTS(SELECT 1 FROM conversation WHERE id = ?)"), arguments: [conversationID]) ?? true
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO conversation(id, unread, message_count, last_sent_at, last_message_id)
+                    INSERT INTO conversation(id, message_count, counted_total, last_sent_at, last_message_id)
                     VALUES (?1, ?2, ?3, ?4, ?5)
                     ON CONFLICT(id) DO UPDATE SET
-                        message_count = message_count + ?3,
-                        unread = unread + ?2,
+                        message_count = message_count + ?2,
+                        counted_total = counted_total + ?3,
                         last_sent_at = CASE WHEN last_sent_at IS NULL OR ?4 > last_sent_at
                             OR (?4 = last_sent_at AND ?5 > last_message_id) THEN ?4 ELSE last_sent_at END,
                         last_message_id = CASE WHEN last_sent_at IS NULL OR ?4 > last_sent_at
                             OR (?4 = last_sent_at AND ?5 > last_message_id) THEN ?5 ELSE last_message_id END
                     """
-            ).execute(arguments: [conversationID, unread, change.stored, change.newest.0, change.newest.1])
+            ).execute(arguments: [conversationID, change.stored, change.counted.count, change.newest.0, change.newest.1])
+            // A personal store's reader joins each new conversation with nothing read.
+            if isNew, let reader {
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO member(conversation_id, member_id) VALUES (?, ?)")
+                    .execute(arguments: [conversationID, reader])
+                try appendChange(.joined, conversation: conversationID, member: reader, db)
+            }
+            guard !change.counted.isEmpty else { continue }
+            var bySender: [String: Int] = [:]
+            for counted in change.counted { bySender[counted.sender, default: 0] += 1 }
+            for (sender, count) in bySender {
+                try db.cachedStatement(sql: "UPDATE member SET seen = seen + ? WHERE conversation_id = ? AND member_id = ? AND active = 1")
+                    .execute(arguments: [count, conversationID, sender])
+            }
+            // Messages that arrive behind some member's mark: only then is a member's row touched per message.
+            guard let furthest = try furthestMark(of: conversationID, db) else { continue }
+            for counted in change.counted where counted.position <= furthest {
+                try adjustSeen(conversation: conversationID, position: counted.position, sender: counted.sender, by: 1, includingSender: false, db)
+            }
         }
+    }
+
+    /// The furthest read mark among the conversation's active members, if any has one.
+    static func furthestMark(of conversationID: String, _ db: Database) throws -> (Int64, String)? {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT read_sent_at, read_message_id FROM member INDEXED BY member_by_mark
+                        WHERE conversation_id = ? AND read_sent_at IS NOT NULL
+                        ORDER BY read_sent_at DESC, read_message_id DESC LIMIT 1
+                        """),
+                arguments: [conversationID]),
+            let sentAt = row[0] as Int64?, let id = row[1] as String?
+        else { return nil }
+        return (sentAt, id)
+    }
+
+    /// Adds `delta` to `seen` of the members for whom the counted message at `position` from `sender` is
+    /// read: those whose mark is at or after it, and (when `includingSender`) its sender.
+    static func adjustSeen(
+        conversation conversationID: String, position: (Int64, String), sender: String, by delta: Int, includingSender: Bool, _ db: Database
+    ) throws {
+        if includingSender {
+            try db.cachedStatement(sql: "UPDATE member SET seen = seen + ? WHERE conversation_id = ? AND member_id = ? AND active = 1")
+                .execute(arguments: [delta, conversationID, sender])
+        }
+        try db.cachedStatement(
+            sql: """
+                UPDATE member SET seen = seen + ?1
+                WHERE conversation_id = ?2 AND member_id != ?3 AND active = 1
+                    AND (read_sent_at > ?4 OR (read_sent_at = ?4 AND read_message_id >= ?5))
+                """
+        ).execute(arguments: [delta, conversationID, sender, position.0, position.1])
+    }
+
+    /// Appends one entry to the change feed.
+    static func appendChange(_ kind: StoreChange.Kind, conversation conversationID: String, message messageID: String? = nil, member memberID: String? = nil, _ db: Database) throws {
+        try db.cachedStatement(sql: "INSERT INTO change(kind, conversation_id, message_id, member_id) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [kind.description, conversationID, messageID, memberID])
     }
 
     /// The words a message is searched by: its type's searchable words, or for an unknown message the

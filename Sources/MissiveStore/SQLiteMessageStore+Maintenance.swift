@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import Missive
 
@@ -8,7 +9,7 @@ extension SQLiteMessageStore {
             guard let row = try Row.fetchOne(db, sql: "SELECT \(MessageColumn.selection), seq, search_text FROM message WHERE id = ?", arguments: [messageID]) else {
                 throw StoreError(.notFound, "message '\(messageID)' is not stored")
             }
-            let message = Self.storedMessage(row)
+            let message = self.storedMessage(row)
             guard message.replyCount == 0 else {
                 throw StoreError(
                     .hasReplies,
@@ -21,22 +22,90 @@ extension SQLiteMessageStore {
             if let root = message.threadRootID {
                 try db.execute(sql: "UPDATE message SET reply_count = reply_count - 1 WHERE id = ?", arguments: [root])
             }
-            let unreadChange = try message.countsAsUnread && Self.isAfterReadMark(message, db) ? 1 : 0
+            let counted = message.persistence == .counted
             try db.execute(
-                sql: "UPDATE conversation SET message_count = message_count - 1, unread = unread - ? WHERE id = ?",
-                arguments: [unreadChange, message.conversationID])
+                sql: "UPDATE conversation SET message_count = message_count - 1, counted_total = counted_total - ? WHERE id = ?",
+                arguments: [counted ? 1 : 0, message.conversationID])
+            if counted {
+                try Self.adjustSeen(
+                    conversation: message.conversationID, position: (message.sentAt, message.id), sender: message.senderID, by: -1,
+                    includingSender: true, db)
+            }
             try Self.refreshLastMessage(of: message.conversationID, db)
+            try Self.appendChange(.deleted, conversation: message.conversationID, message: message.id, db)
+        }
+    }
+
+    @discardableResult
+    public func replace(_ incoming: IncomingMessage) async throws(StoreError) -> StoredMessage {
+        try await write { db in
+            let message = incoming.message
+            let envelope = message.envelope
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT \(MessageColumn.selection), seq, search_text FROM message WHERE id = ?", arguments: [envelope.id])
+            else {
+                throw StoreError(.notFound, "message '\(envelope.id)' is not stored")
+            }
+            let stored = self.storedMessage(row)
+            for (name, old, new) in [
+                ("conversation", stored.conversationID, envelope.conversationID), ("sender", stored.senderID, envelope.senderID),
+                ("time sent", "\(stored.sentAt)", "\(envelope.sentAt)"), ("quoted message", stored.parentID ?? "none", envelope.parentID ?? "none"),
+            ] where old != new {
+                throw StoreError(.conflict, "message '\(envelope.id)': an edit cannot change its \(name) ('\(old)' to '\(new)')")
+            }
+            guard message.persistence.isStored else {
+                throw StoreError(.conflict, "message '\(envelope.id)': the new version's persistence (\(message.persistence)) says not to store it")
+            }
+            if let refusal = Self.refusal(of: message) { throw StoreError(.conflict, "message '\(envelope.id)': \(refusal)") }
+            try Self.rewrite(stored, seq: row[MessageColumn.end], oldSearchText: row[MessageColumn.end + 1], as: message, envelopeBytes: incoming.envelopeBytes, db)
+            try Self.appendChange(.edited, conversation: stored.conversationID, message: stored.id, db)
+            guard let updated = try Row.fetchOne(db, sql: "SELECT \(MessageColumn.selection) FROM message WHERE id = ?", arguments: [stored.id]) else {
+                throw StoreError(.database, "message '\(stored.id)' vanished while it was replaced")
+            }
+            return self.storedMessage(updated)
+        }
+    }
+
+    /// Writes a stored message's decoded columns (and, for an edit, its envelope) from `message`, with its
+    /// search entry and, when whether it counts changes, the counters.
+    static func rewrite(_ stored: StoredMessage, seq: Int64, oldSearchText: String, as message: Message, envelopeBytes: [UInt8]?, _ db: Database) throws {
+        let persistence = message.persistence
+        let counted = persistence == .counted
+        let words = indexedWords(message)
+        let searchText = SearchText.document(words)
+        try db.cachedStatement(sql: "INSERT INTO message_search(message_search, rowid, search_text) VALUES ('delete', ?, ?)")
+            .execute(arguments: [seq, oldSearchText])
+        try db.cachedStatement(sql: "INSERT INTO message_search(rowid, search_text) VALUES (?, ?)").execute(arguments: [seq, searchText])
+        try db.cachedStatement(
+            sql: """
+                UPDATE message SET object_name = ?, business_id = ?, known = ?, digest = ?, persistence = ?, counted = ?,
+                    words = ?, search_text = ?, reason = ?, envelope = COALESCE(?, envelope)
+                WHERE seq = ?
+                """
+        ).execute(
+            arguments: [
+                message.content.objectName, message.content.businessID, message.isKnown, message.digest, Int64(persistence.rawValue),
+                counted, joinWords(words), searchText, message.unknown.map { "\($0.reason)" }, envelopeBytes.map { Data($0) }, seq,
+            ])
+        let wasCounted = stored.persistence == .counted
+        if counted != wasCounted {
+            let delta = counted ? 1 : -1
+            try db.cachedStatement(sql: "UPDATE conversation SET counted_total = counted_total + ? WHERE id = ?")
+                .execute(arguments: [delta, stored.conversationID])
+            try adjustSeen(
+                conversation: stored.conversationID, position: (stored.sentAt, stored.id), sender: stored.senderID, by: delta, includingSender: true, db)
         }
     }
 
     public func redecode(with registry: MessageRegistry, progress: (@Sendable (Int, Int) -> Void)?) async throws(StoreError) -> RedecodeReport {
-        let owner = self.owner
+        let reader = self.reader
         return try await write { db in
             let rows = try Row.fetchAll(db, sql: "SELECT \(MessageColumn.selection), seq, search_text FROM message WHERE known = 0 ORDER BY seq")
             var reports: [String: RedecodeReport.TypeReport] = [:]
             for (index, row) in rows.enumerated() {
                 defer { progress?(index + 1, rows.count) }
-                let stored = Self.storedMessage(row)
+                let stored = self.storedMessage(row)
                 var report = reports[stored.objectName] ?? .init(objectName: stored.objectName, decoded: 0, stillUnknown: 0, reason: nil, unreadChanged: 0)
                 defer { reports[stored.objectName] = report }
                 // A message that still fails may fail otherwise now (a type that refuses it instead of none),
@@ -49,42 +118,21 @@ extension SQLiteMessageStore {
                     report.stillUnknown += 1
                     report.reason = reason
                 }
-                let persistence = message.persistence
-                let counted = persistence == .counted && stored.senderID != owner
-                let words = Self.indexedWords(message)
-                let searchText = SearchText.document(words)
-                let seq: Int64 = row[MessageColumn.end]
-                let oldSearchText: String = row[MessageColumn.end + 1]
-                try db.cachedStatement(sql: "INSERT INTO message_search(message_search, rowid, search_text) VALUES ('delete', ?, ?)")
-                    .execute(arguments: [seq, oldSearchText])
-                try db.cachedStatement(sql: "INSERT INTO message_search(rowid, search_text) VALUES (?, ?)").execute(arguments: [seq, searchText])
-                try db.cachedStatement(
-                    sql: """
-                        UPDATE message SET object_name = ?, business_id = ?, known = ?, digest = ?, persistence = ?, counted = ?,
-                            words = ?, search_text = ?, reason = ?
-                        WHERE seq = ?
-                        """
-                ).execute(
-                    arguments: [
-                        message.content.objectName, message.content.businessID, message.isKnown, message.digest, Int64(persistence.rawValue),
-                        counted, Self.joinWords(words), searchText, reason, seq,
-                    ])
-                if counted != stored.countsAsUnread {
-                    report.unreadChanged += 1
-                    if try Self.isAfterReadMark(stored, db) {
-                        try db.execute(
-                            sql: "UPDATE conversation SET unread = unread + ? WHERE id = ?", arguments: [counted ? 1 : -1, stored.conversationID])
-                    }
-                }
+                // Whether it counts for the reader (for a shared store: for the members but its sender).
+                if (message.persistence == .counted && stored.senderID != reader) != stored.countsAsUnread { report.unreadChanged += 1 }
+                let changed =
+                    message.isKnown || reason != stored.reason || message.digest != stored.digest || message.persistence != stored.persistence
+                    || message.content.objectName != stored.objectName
+                try Self.rewrite(stored, seq: row[MessageColumn.end], oldSearchText: row[MessageColumn.end + 1], as: message, envelopeBytes: nil, db)
+                if changed { try Self.appendChange(.edited, conversation: stored.conversationID, message: stored.id, db) }
             }
             return RedecodeReport(types: reports.values.sorted { $0.objectName < $1.objectName })
         }
     }
 
     public func checkConsistency() async throws(StoreError) -> ConsistencyReport {
-        let owner = self.owner
         // A write transaction: FTS5's integrity check is written as an INSERT.
-        return try await write { db in
+        try await write { db in
             var problems: [String] = []
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             if integrity != ["ok"] { problems += integrity.map { "integrity_check: \($0)" } }
@@ -93,13 +141,12 @@ extension SQLiteMessageStore {
             } catch {
                 problems.append("the search index does not match the messages: \(Self.reason(error))")
             }
-            let wrongFlags = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM message WHERE counted != (persistence = 3 AND sender_id IS NOT ?)", arguments: [owner]) ?? 0
-            if wrongFlags > 0 { problems.append("\(wrongFlags) messages have a wrong 'counts as unread' flag") }
-            for row in try Row.fetchAll(db, sql: Self.recountSQL) {
+            let wrongFlags = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM message WHERE counted != (persistence = 3)") ?? 0
+            if wrongFlags > 0 { problems.append("\(wrongFlags) messages have a wrong 'counted' flag") }
+            for row in try Row.fetchAll(db, sql: Self.recountConversationsSQL) {
                 let id: String = row["id"]
                 for (name, kept, counted) in [
-                    ("unread count", row["unread"] as Int, row["recount_unread"] as Int),
+                    ("counted message total", row["counted_total"] as Int, row["recount_counted"] as Int),
                     ("message count", row["message_count"] as Int, row["recount_messages"] as Int),
                 ] where kept != counted {
                     problems.append("conversation '\(id)': \(name) is \(kept), a recount gives \(counted)")
@@ -109,6 +156,11 @@ extension SQLiteMessageStore {
                 if last != recountLast {
                     problems.append("conversation '\(id)': newest message is \(last ?? "none"), a recount gives \(recountLast ?? "none")")
                 }
+            }
+            for row in try Row.fetchAll(db, sql: Self.recountMembersSQL) where row["unread"] as Int != row["recount_unread"] as Int {
+                problems.append(
+                    "conversation '\(row["conversation_id"] as String)', member '\(row["member_id"] as String)': unread count is \(row["unread"] as Int), a recount gives \(row["recount_unread"] as Int)"
+                )
             }
             let missing = try String.fetchAll(
                 db, sql: "SELECT DISTINCT conversation_id FROM message WHERE conversation_id NOT IN (SELECT id FROM conversation)")
@@ -132,24 +184,38 @@ extension SQLiteMessageStore {
     }
 
     /// Per conversation: the counters kept and the same counters recounted from the messages.
-    private static let recountSQL = """
-        SELECT c.id, c.unread, c.message_count, c.last_message_id,
+    private static let recountConversationsSQL = """
+        SELECT c.id, c.counted_total, c.message_count, c.last_message_id,
             (SELECT COUNT(*) FROM message m WHERE m.conversation_id = c.id) AS recount_messages,
-            (SELECT COUNT(*) FROM message m WHERE m.conversation_id = c.id AND m.counted = 1 AND (c.read_sent_at IS NULL
-                OR m.sent_at > c.read_sent_at OR (m.sent_at = c.read_sent_at AND m.id > c.read_message_id))) AS recount_unread,
+            (SELECT COUNT(*) FROM message m WHERE m.conversation_id = c.id AND m.counted = 1) AS recount_counted,
             (SELECT m.id FROM message m WHERE m.conversation_id = c.id ORDER BY m.sent_at DESC, m.id DESC LIMIT 1) AS recount_last
         FROM conversation c
         """
 
-    /// Sets every message's 'counts as unread' flag for `owner` and recounts every conversation's unread
-    /// count: for a store that takes an owner once it has messages.
-    static func recount(_ db: Database, owner: String?) throws {
-        try db.execute(sql: "UPDATE message SET counted = (persistence = 3 AND sender_id IS NOT ?)", arguments: [owner])
-        for row in try Row.fetchAll(db, sql: recountSQL) {
+    /// Per active member: its unread count as the counters give it, and recounted from the messages.
+    private static let recountMembersSQL = """
+        SELECT mb.conversation_id, mb.member_id, c.counted_total - mb.seen AS unread,
+            (SELECT COUNT(*) FROM message m WHERE m.conversation_id = mb.conversation_id AND m.counted = 1
+                AND m.sender_id != mb.member_id AND (mb.read_sent_at IS NULL OR m.sent_at > mb.read_sent_at
+                OR (m.sent_at = mb.read_sent_at AND m.id > mb.read_message_id))) AS recount_unread
+        FROM member mb JOIN conversation c ON c.id = mb.conversation_id
+        WHERE mb.active = 1
+        """
+
+    /// Recounts every conversation's totals and every member's `seen` from the messages and the read marks:
+    /// for a store that was upgraded, or that takes an owner once it has messages.
+    static func recount(_ db: Database) throws {
+        try db.execute(sql: "UPDATE message SET counted = (persistence = 3)")
+        for row in try Row.fetchAll(db, sql: recountConversationsSQL) {
             try db.execute(
-                sql: "UPDATE conversation SET unread = ?, message_count = ? WHERE id = ?",
-                arguments: [row["recount_unread"] as Int, row["recount_messages"] as Int, row["id"] as String])
+                sql: "UPDATE conversation SET counted_total = ?, message_count = ? WHERE id = ?",
+                arguments: [row["recount_counted"] as Int, row["recount_messages"] as Int, row["id"] as String])
             try refreshLastMessage(of: row["id"], db)
+        }
+        for row in try Row.fetchAll(db, sql: recountMembersSQL) {
+            try db.execute(
+                sql: "UPDATE member SET seen = (SELECT counted_total FROM conversation WHERE id = ?1) - ?2 WHERE conversation_id = ?1 AND member_id = ?3",
+                arguments: [row["conversation_id"] as String, row["recount_unread"] as Int, row["member_id"] as String])
         }
     }
 

@@ -2,7 +2,9 @@ import GRDB
 
 /// Full-text search over the searchable words (see ``SearchQuery``).
 extension SQLiteMessageStore {
-    public func search(_ query: SearchQuery, conversation conversationID: String?, limit: Int) async throws(StoreError) -> [SearchHit] {
+    public func search(_ query: SearchQuery, member memberID: String?, conversation conversationID: String?, limit: Int) async throws(StoreError)
+        -> [SearchHit]
+    {
         let expression = query.matchExpression
         return try await read { db in
             let rows: [Row]
@@ -17,18 +19,21 @@ extension SQLiteMessageStore {
                             SELECT rowid, bm25(message_search) AS score FROM message_search
                             WHERE message_search MATCH ?1
                                 AND (?2 IS NULL OR rowid IN (SELECT seq FROM message WHERE conversation_id = ?2))
+                                AND (?4 IS NULL OR EXISTS (
+                                    SELECT 1 FROM message JOIN member ON member.conversation_id = message.conversation_id
+                                    WHERE message.seq = message_search.rowid AND member.member_id = ?4 AND member.active = 1))
                             ORDER BY score, rowid DESC
                             LIMIT ?3
                         ) AS hit
                         JOIN message ON message.seq = hit.rowid
                         ORDER BY hit.score, message.seq DESC
                         """,
-                    arguments: [expression, conversationID, max(0, limit)])
+                    arguments: [expression, conversationID, max(0, limit), memberID])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
                 throw StoreError(.malformedQuery, "the query '\(query.description)' cannot be searched: \(error.message ?? "\(error)")")
             }
             return rows.map { row in
-                let message = Self.storedMessage(row)
+                let message = self.storedMessage(row)
                 return SearchHit(message: message, rank: row[MessageColumn.end], snippet: query.snippet(of: message.searchableWords))
             }
         }

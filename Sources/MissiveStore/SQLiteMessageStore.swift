@@ -16,51 +16,93 @@ public final class SQLiteMessageStore: MessageStore {
     /// The database file, as an absolute path.
     public let path: String
 
-    /// The account whose own messages never count as unread, as the store remembers it.
-    public let owner: String?
+    /// Whether the store is personal (and whose) or shared, as the store remembers it.
+    public let kind: StoreKind
+
+    /// The database file: ``path``.
+    public var location: String { path }
+
+    /// The owner of a personal store, as the store remembers it; `nil` for a shared store.
+    public var owner: String? {
+        if case .personal(let owner) = kind { return owner }
+        return nil
+    }
 
     private let pool: DatabasePool
 
-    /// Opens the store at `path`, creating it (but not its folder) if it does not exist, and bringing an
-    /// older schema up to date.
+    /// Opens the store at `path`, creating a personal store (but not its folder) if none exists there, and
+    /// bringing an older schema up to date.
     ///
     /// - Parameters:
     ///   - path: the SQLite file. A relative path is made absolute against the working directory now, so
     ///     that the connections the pool opens later (and SQLite's journal files) stay on the same file
     ///     whatever changes the working directory meanwhile; ``path`` is the absolute path.
     ///   - owner: the account whose messages never count as unread. A store remembers its owner: `nil`
-    ///     keeps the one it has; a store without one takes this one (and recounts). Naming another owner
-    ///     than the store's is refused.
-    /// - Throws: ``StoreError/Code/cannotOpen`` with SQLite's reason; ``StoreError/Code/ownerMismatch``.
-    public init(path: String, owner: String? = nil) throws(StoreError) {
+    ///     keeps the one it has; a personal store without one takes this one (and recounts). Naming another
+    ///     owner than the store's is refused, and so is naming one for a shared store.
+    /// - Throws: ``StoreError/Code/cannotOpen`` with SQLite's reason; ``StoreError/Code/ownerMismatch``;
+    ///   ``StoreError/Code/kindMismatch``; ``StoreError/Code/newerSchema``.
+    public convenience init(path: String, owner: String? = nil) throws(StoreError) {
+        try self.init(path: path, kind: owner.map { StoreKind.personal(owner: $0) })
+    }
+
+    /// Opens the store at `path` as `kind`, creating it (but not its folder) if none exists there.
+    ///
+    /// - Parameters:
+    ///   - path: the SQLite file, made absolute as in ``init(path:owner:)``.
+    ///   - kind: the kind the store must be: a new store takes it; an existing one of the other kind is refused.
+    ///     `nil` opens whatever kind the store is (a new store is then personal, without an owner).
+    /// - Throws: ``StoreError/Code/cannotOpen``, ``StoreError/Code/kindMismatch``,
+    ///   ``StoreError/Code/ownerMismatch``, ``StoreError/Code/newerSchema``.
+    public init(path: String, kind: StoreKind?) throws(StoreError) {
         let path = Self.absolute(path)
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in try db.execute(sql: Self.connectionSettings) }
+        let migrator = StoreSchema.migrator
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
-            try StoreSchema.migrator.migrate(pool)
         } catch {
             throw StoreError(.cannotOpen, "cannot open the store: \(Self.reason(error))", path: path)
         }
-        let stored: String?
+        let superseded: Bool
         do {
-            stored = try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key = 'owner'") }
+            superseded = try pool.read { db in try migrator.hasBeenSuperseded(db) }
+        } catch {
+            throw StoreError(.cannotOpen, "cannot open the store: \(Self.reason(error))", path: path)
+        }
+        guard !superseded else {
+            throw StoreError(.newerSchema, "the store was written by a newer version of Missive; this version cannot open it", path: path)
+        }
+        do {
+            try migrator.migrate(pool)
+        } catch {
+            throw StoreError(.cannotOpen, "cannot open the store: \(Self.reason(error))", path: path)
+        }
+        let stored: (kind: String?, owner: String?)
+        do {
+            stored = try pool.read { db in
+                (
+                    try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key = 'kind'"),
+                    try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key = 'owner'")
+                )
+            }
         } catch {
             throw StoreError(.cannotOpen, "cannot read the store: \(Self.reason(error))", path: path)
         }
-        switch (stored, owner) {
-        case (let stored?, let owner?) where stored != owner:
-            throw StoreError(.ownerMismatch, "the store belongs to '\(stored)', not '\(owner)'", path: path)
-        case (nil, let owner?):
-            self.owner = owner
+        let resolved = try StoreKind.resolve(stored: stored, requested: kind, location: path)
+        self.kind = resolved.kind
+        if resolved.write {
             try writeNow { db in
-                try db.execute(sql: "INSERT INTO store_info(key, value) VALUES ('owner', ?)", arguments: [owner])
-                try Self.recount(db, owner: owner)
+                try db.execute(sql: "INSERT OR REPLACE INTO store_info(key, value) VALUES ('kind', ?)", arguments: [resolved.kind.storedName])
+                if let owner = resolved.claimedOwner {
+                    try db.execute(sql: "INSERT OR REPLACE INTO store_info(key, value) VALUES ('owner', ?)", arguments: [owner])
+                    // The account without a name becomes the owner: its marks stay, its own messages stop counting.
+                    try db.execute(sql: "UPDATE OR IGNORE member SET member_id = ? WHERE member_id = ''", arguments: [owner])
+                    try Self.recount(db)
+                }
             }
-        default:
-            self.owner = stored
         }
     }
 
@@ -72,7 +114,7 @@ public final class SQLiteMessageStore: MessageStore {
 
     public func message(id: String) async throws(StoreError) -> StoredMessage? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT \(MessageColumn.selection) FROM message WHERE id = ?", arguments: [id]).map(Self.storedMessage)
+            try Row.fetchOne(db, sql: "SELECT \(MessageColumn.selection) FROM message WHERE id = ?", arguments: [id]).map(self.storedMessage)
         }
     }
 
@@ -85,51 +127,83 @@ public final class SQLiteMessageStore: MessageStore {
                     ORDER BY sent_at DESC, id DESC LIMIT ?
                     """,
                 arguments: [conversationID, limit ?? -1])
-            return rows.reversed().map(Self.storedMessage)
+            return rows.reversed().map(self.storedMessage)
         }
     }
 
-    public func conversations() async throws(StoreError) -> [ConversationSummary] {
+    public func conversations(member memberID: String) async throws(StoreError) -> [ConversationSummary] {
         try await read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT \(MessageColumn.selection), c.id, c.unread, c.message_count
-                    FROM conversation c JOIN message ON message.id = c.last_message_id
-                    WHERE c.message_count > 0
+                    SELECT \(MessageColumn.selection), c.id, c.counted_total - m.seen, c.message_count
+                    FROM member m INDEXED BY member_by_member
+                    JOIN conversation c ON c.id = m.conversation_id
+                    JOIN message ON message.id = c.last_message_id
+                    WHERE m.member_id = ? AND m.active = 1 AND c.message_count > 0
                     ORDER BY c.last_sent_at DESC, c.last_message_id DESC
-                    """
+                    """,
+                arguments: [memberID]
             ).map { row in
                 ConversationSummary(
                     id: row[MessageColumn.end], unreadCount: row[MessageColumn.end + 1], messageCount: row[MessageColumn.end + 2],
-                    lastMessage: Self.storedMessage(row))
+                    lastMessage: self.storedMessage(row))
             }
         }
     }
 
-    public func readState(conversation conversationID: String) async throws(StoreError) -> ReadState {
+    public func readState(member memberID: String, conversation conversationID: String) async throws(StoreError) -> ReadState {
         try await read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT read_message_id, unread FROM conversation WHERE id = ?", arguments: [conversationID])
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT m.read_message_id, c.counted_total - m.seen FROM member m JOIN conversation c ON c.id = m.conversation_id
+                    WHERE m.conversation_id = ? AND m.member_id = ? AND m.active = 1
+                    """,
+                arguments: [conversationID, memberID])
             return ReadState(readUpTo: row?[0], unreadCount: row?[1] ?? 0)
         }
     }
 
-    public func unreadCount(conversation conversationID: String) async throws(StoreError) -> Int {
-        try await read { db in try Int.fetchOne(db, sql: "SELECT unread FROM conversation WHERE id = ?", arguments: [conversationID]) ?? 0 }
+    public func unreadCount(member memberID: String, conversation conversationID: String) async throws(StoreError) -> Int {
+        try await readState(member: memberID, conversation: conversationID).unreadCount
     }
 
-    public func unreadCounts() async throws(StoreError) -> [String: Int] {
+    public func unreadCounts(member memberID: String) async throws(StoreError) -> [String: Int] {
         try await read { db in
             var counts: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, unread FROM conversation WHERE unread > 0") {
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.id, c.counted_total - m.seen FROM member m INDEXED BY member_by_member
+                    JOIN conversation c ON c.id = m.conversation_id
+                    WHERE m.member_id = ? AND m.active = 1 AND c.counted_total > m.seen
+                    """,
+                arguments: [memberID])
+            {
                 counts[row[0]] = row[1]
             }
             return counts
         }
     }
 
-    public func totalUnreadCount() async throws(StoreError) -> Int {
-        try await read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(unread), 0) FROM conversation") ?? 0 }
+    public func totalUnreadCount(member memberID: String) async throws(StoreError) -> Int {
+        try await read { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COALESCE(SUM(c.counted_total - m.seen), 0) FROM member m INDEXED BY member_by_member
+                    JOIN conversation c ON c.id = m.conversation_id WHERE m.member_id = ? AND m.active = 1
+                    """,
+                arguments: [memberID]) ?? 0
+        }
+    }
+
+    public func members(ofConversation conversationID: String) async throws(StoreError) -> [String] {
+        try await read { db in
+            try String.fetchAll(
+                db, sql: "SELECT member_id FROM member WHERE conversation_id = ? AND active = 1 ORDER BY member_id", arguments: [conversationID])
+        }
     }
 
     public func quotedOriginal(of message: StoredMessage) async throws(StoreError) -> QuotedOriginal? {
@@ -141,7 +215,7 @@ public final class SQLiteMessageStore: MessageStore {
         try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT \(MessageColumn.selection) FROM message WHERE root_id = ? ORDER BY sent_at, id", arguments: [messageID]
-            ).map(Self.storedMessage)
+            ).map(self.storedMessage)
         }
     }
 

@@ -12,6 +12,13 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case malformedQuery = "malformed-query"
             case ownerMismatch = "owner-mismatch"
             case malformedEnvelope = "malformed-envelope"
+            case notAMember = "not-a-member"
+            case memberRequired = "member-required"
+            case conflict = "conflict"
+            case kindMismatch = "kind-mismatch"
+            case newerSchema = "newer-schema"
+            case unavailable = "unavailable"
+            case timeout = "timeout"
         }
 
         private let base: Base
@@ -31,6 +38,21 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let ownerMismatch = Code(.ownerMismatch)
         /// A stored envelope cannot be read back.
         public static let malformedEnvelope = Code(.malformedEnvelope)
+        /// The member named does not belong to the conversation.
+        public static let notAMember = Code(.notAMember)
+        /// A shared store was asked for the one-account API, which needs a member to act for.
+        public static let memberRequired = Code(.memberRequired)
+        /// A write contradicts what is stored: an edit that names another conversation or sender.
+        public static let conflict = Code(.conflict)
+        /// The store is personal and was opened as shared, or the other way round.
+        public static let kindMismatch = Code(.kindMismatch)
+        /// The store was written by a newer version of Missive, whose schema this one does not know.
+        public static let newerSchema = Code(.newerSchema)
+        /// The database server cannot be reached, or the connection was lost during a call. The call changed
+        /// nothing and can be retried.
+        public static let unavailable = Code(.unavailable)
+        /// A statement ran longer than the store's statement timeout; the call changed nothing.
+        public static let timeout = Code(.timeout)
 
         /// The stable, kebab-case spelling used in JSON output, for example `has-replies`.
         public var description: String { base.rawValue }
@@ -40,7 +62,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Code
     /// A human-readable reason.
     public var message: String
-    /// The database file, when known.
+    /// Where the store is, when known: the database file, or the server's URL without its password.
     public var path: String?
 
     /// Creates an error.

@@ -7,7 +7,7 @@ enum StoreSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            // Facts about the store itself: its owner.
+            // Facts about the store itself: its kind and owner.
             try db.execute(sql: "CREATE TABLE store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
             // One row per stored message. `seq` is the order of ingestion and the search index's rowid.
             try db.execute(
@@ -64,6 +64,72 @@ enum StoreSchema {
                         tokenize='unicode61 remove_diacritics 2'
                     )
                     """)
+        }
+        // Many members: per-member read marks and counters, and the change feed (design in StoreReference).
+        migrator.registerMigration("v2-members") { db in
+            // `counted` now says whether the persistence is `counted`: the message counts for every member but
+            // its sender. (It said so for the owner alone before.)
+            try db.execute(sql: "UPDATE message SET counted = (persistence = 3)")
+            try db.execute(
+                sql: """
+                    CREATE TABLE conversation_v2 (
+                        id TEXT PRIMARY KEY,
+                        message_count INTEGER NOT NULL DEFAULT 0,
+                        counted_total INTEGER NOT NULL DEFAULT 0,
+                        last_sent_at INTEGER,
+                        last_message_id TEXT
+                    ) WITHOUT ROWID
+                    """)
+            // A member's unread count is `counted_total - seen`: `seen` counts the counted messages it has
+            // read or sent, so reading a count is one row of each table.
+            try db.execute(
+                sql: """
+                    CREATE TABLE member (
+                        conversation_id TEXT NOT NULL,
+                        member_id TEXT NOT NULL,
+                        active INTEGER NOT NULL DEFAULT 1,
+                        seen INTEGER NOT NULL DEFAULT 0,
+                        read_sent_at INTEGER,
+                        read_message_id TEXT,
+                        PRIMARY KEY (conversation_id, member_id)
+                    ) WITHOUT ROWID
+                    """)
+            // The store's reader (its owner, or '' for one without a name) keeps the read marks it had.
+            try db.execute(
+                sql: """
+                    INSERT INTO conversation_v2(id, message_count, last_sent_at, last_message_id)
+                    SELECT id, message_count, last_sent_at, last_message_id FROM conversation
+                    """)
+            try db.execute(
+                sql: """
+                    INSERT INTO member(conversation_id, member_id, read_sent_at, read_message_id)
+                    SELECT id, COALESCE((SELECT value FROM store_info WHERE key = 'owner'), ''), read_sent_at, read_message_id
+                    FROM conversation
+                    """)
+            try db.execute(sql: "DROP TABLE conversation")
+            try db.execute(sql: "ALTER TABLE conversation_v2 RENAME TO conversation")
+            try db.execute(sql: "CREATE INDEX conversation_by_activity ON conversation(last_sent_at DESC, last_message_id DESC)")
+            try db.execute(sql: "CREATE INDEX member_by_member ON member(member_id) WHERE active = 1")
+            // The members whose mark is at or after a message that arrives late: a range of this index.
+            try db.execute(sql: "CREATE INDEX member_by_mark ON member(conversation_id, read_sent_at, read_message_id)")
+            // The change feed: positions grow in commit order (writes are serialized), never reused.
+            try db.execute(
+                sql: """
+                    CREATE TABLE change (
+                        position INTEGER PRIMARY KEY AUTOINCREMENT,
+                        kind TEXT NOT NULL,
+                        conversation_id TEXT NOT NULL,
+                        message_id TEXT,
+                        member_id TEXT
+                    )
+                    """)
+            // A store that already holds something was personal; a new one takes the kind it is opened with.
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO store_info(key, value) SELECT 'kind', 'personal'
+                    WHERE EXISTS (SELECT 1 FROM message) OR EXISTS (SELECT 1 FROM store_info WHERE key = 'owner')
+                    """)
+            try SQLiteMessageStore.recount(db)
         }
         return migrator
     }

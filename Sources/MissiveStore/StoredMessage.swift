@@ -21,7 +21,9 @@ public struct StoredMessage: Sendable, Hashable {
     public var digest: String
     /// The persistence flag that was applied: `persisted` or `counted`.
     public var persistence: Persistence
-    /// Whether it counts towards the unread count: a `counted` message from someone else than the owner.
+    /// Whether it counts towards unread counts: a `counted` message counts for every member but its sender.
+    /// A personal store says it for its owner (false for the owner's own messages); a shared store says
+    /// whether it counts for the members other than its sender.
     public var countsAsUnread: Bool
     /// The words it is searched by: its type's searchable words, or for an unknown message the sender's
     /// fallback text; at most ``SQLiteMessageStore/maxIndexedBytes`` of them.

@@ -9,7 +9,7 @@ enum CLIJSONCatalog {
         ListJSON.self, InspectJSON.self, DecodeJSON.self, DecodeErrorJSON.self, ActionsJSON.self, ActEditJSON.self, ActURLJSON.self, ComposeJSON.self,
         ActionErrorJSON.self, KeygenJSON.self, SignJSON.self, VerifyJSON.self, QuarantineListJSON.self, QuarantineClearJSON.self,
         StoreErrorJSON.self, StoreIngestJSON.self, StoreConversationsJSON.self, StoreShowJSON.self, StoreSearchJSON.self, StoreReadJSON.self,
-        StoreDeleteJSON.self, StoreRedecodeJSON.self, StoreCheckJSON.self,
+        StoreDeleteJSON.self, StoreRedecodeJSON.self, StoreCheckJSON.self, StoreMembersJSON.self, StoreChangeJSON.self, StoreMigrateJSON.self,
     ]
 }
 
@@ -150,6 +150,16 @@ extension StoreSearchJSON { static let example = StoreSearchJSON(query: "q", hit
 extension StoreReadJSON { static let example = StoreReadJSON(conversation: "c", readUpTo: "m1", unreadCount: 0) }
 
 extension StoreDeleteJSON { static let example = StoreDeleteJSON(deleted: "m1") }
+
+extension StoreMigrateJSON {
+    static let example = StoreMigrateJSON(from: "/a.sqlite", to: "postgres://me@db/chat", copied: 1, alreadyThere: 0, consistent: false, problems: ["p"])
+}
+
+extension StoreMembersJSON { static let example = StoreMembersJSON(conversation: "c", members: ["alice"]) }
+
+extension StoreChangeJSON {
+    static let example = StoreChangeJSON(position: 1, kind: "read", conversationID: "c", messageID: "m1", memberID: "alice", message: .example)
+}
 
 extension StoreRedecodeJSON {
     static let example = StoreRedecodeJSON(

@@ -11,7 +11,7 @@ extension MissiveCommand.Store {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let database = try store.open()
+            let database = try await store.open()
             let report: ConsistencyReport
             do {
                 report = try await database.checkConsistency()
@@ -20,7 +20,7 @@ extension MissiveCommand.Store {
             }
             switch store.format {
             case .text:
-                Console.out(report.isConsistent ? "Consistent: \(database.path)" : report.problems.joined(separator: "\n"))
+                Console.out(report.isConsistent ? "Consistent: \(database.location)" : report.problems.joined(separator: "\n"))
             case .json:
                 try Console.out(json: StoreCheckJSON(consistent: report.isConsistent, problems: report.problems))
             }

@@ -5,21 +5,23 @@ import MissiveStore
 extension MissiveCommand.Store {
     struct Conversations: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the stored conversations, newest activity first, with their unread counts and last message.")
+            abstract: "List the stored conversations, newest activity first, with their unread counts and last message.",
+            discussion: "A member's conversations (--member; by default the owner of a personal store), with that member's unread counts.")
 
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let database = try store.open()
+            let database = try await store.open()
+            let member = try store.member(of: database)
             let conversations: [ConversationSummary]
             do {
-                conversations = try await database.conversations()
+                conversations = try await database.conversations(member: member)
             } catch {
                 throw store.refuse(error)
             }
             switch store.format {
             case .text:
-                guard !conversations.isEmpty else { return Console.out("No conversations in \(database.path)") }
+                guard !conversations.isEmpty else { return Console.out("No conversations in \(database.location)") }
                 let rows = conversations.map { summary in
                     [summary.id, "\(summary.unreadCount)", "\(summary.messageCount)", summary.lastMessage.senderID + ": " + summary.lastMessage.digest]
                 }

@@ -13,7 +13,7 @@ extension MissiveCommand.Store {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let database = try store.open()
+            let database = try await store.open()
             do {
                 try await database.delete(messageID: id)
             } catch {

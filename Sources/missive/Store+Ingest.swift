@@ -14,6 +14,11 @@ extension MissiveCommand.Store {
                 and counted as duplicates. Each batch of lines is one transaction: after a crash, every batch \
                 reported with -v is stored, and ingesting the same file again stores the rest. A malformed line \
                 is reported with its number and skipped; the exit code is then 1.
+
+                A new store is personal: --me names its owner, whose own messages never count as unread. With \
+                --shared it is a store of many members instead; ingesting into a shared store makes each sender a \
+                member of its conversation from its first message there (the history before it counts as read \
+                for it); 'missive store join' adds members who have not written.
                 """)
 
         @Argument(help: "A file of envelopes, one per line, or - for standard input.", transform: CommandLinePath.resolve)
@@ -22,6 +27,9 @@ extension MissiveCommand.Store {
         @Option(name: .customLong("batch-size"), help: "Lines per transaction.")
         var batchSize: Int = 1_000
 
+        @Flag(help: "Create a store of many members (a server's) rather than one account's.")
+        var shared = false
+
         @OptionGroup var store: StoreOptions
 
         @OptionGroup var plugins: PluginOptions
@@ -29,6 +37,7 @@ extension MissiveCommand.Store {
         @OptionGroup var logging: LoggingOptions
 
         func validate() throws {
+            if shared && store.me != nil { throw ValidationError("a shared store has no owner: --shared and --me exclude each other") }
             if batchSize < 1 || batchSize > 1_000_000 { throw ValidationError("--batch-size must be from 1 to 1000000, not \(batchSize)") }
         }
 
@@ -36,17 +45,27 @@ extension MissiveCommand.Store {
             let reader = try LineReader(input)
             let logger = logging.logger()
             let registry = try plugins.discover(logger: logger).registry
-            let database = try store.open(claimingOwner: true)
+            let database = try await store.open(creating: true, kind: shared ? .shared : nil)
             let name = input == "-" ? "standard input" : input
             let progress = Progress(label: "ingesting \(input == "-" ? "standard input" : (input as NSString).lastPathComponent)", unit: "lines")
             var stored = 0, duplicates: [String] = [], notStored: [(String, Persistence)] = [], malformed = 0, refused = 0
             var batch: [IncomingMessage] = []
             var batchStart = 1
             var lineNumber = 0
+            // In a shared store, the senders known to be members of their conversations.
+            var members: Set<[String]> = []
             func commit() async throws {
                 guard !batch.isEmpty else { return }
                 let report: IngestReport
                 do {
+                    if database.kind == .shared {
+                        for incoming in batch where incoming.message.persistence.isStored {
+                            let envelope = incoming.message.envelope
+                            if members.insert([envelope.conversationID, envelope.senderID]).inserted {
+                                try await database.join(member: envelope.senderID, conversation: envelope.conversationID)
+                            }
+                        }
+                    }
                     report = try await database.ingest(batch)
                 } catch {
                     throw store.refuse(error)
@@ -92,10 +111,10 @@ extension MissiveCommand.Store {
                 summary += notStored.isEmpty ? ", none left out by their flag" : ", not stored: " + flags.map { "\($0.value.count) \($0.key.name)" }.joined(separator: ", ")
                 if malformed > 0 { summary += ", \(malformed) malformed lines skipped" }
                 if refused > 0 { summary += ", \(refused) refused" }
-                Console.out(summary + " (\(database.path))")
+                Console.out(summary + " (\(database.location))")
             case .json:
                 try Console.out(json: StoreIngestJSON(
-                    database: database.path, stored: stored, duplicates: duplicates,
+                    database: database.location, stored: stored, duplicates: duplicates,
                     notStored: notStored.map { StoreIngestJSON.Left(id: $0.0, persistence: PersistenceJSON($0.1)) }, malformedLines: malformed,
                     refused: refused))
             }

@@ -6,7 +6,7 @@ extension MissiveCommand.Store {
     struct Read: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Mark a conversation read up to a message (it included), and print its unread count.",
-            discussion: "A read mark never moves back: marking an earlier message changes nothing.")
+            discussion: "A read mark never moves back: marking an earlier message changes nothing. The mark is --member's (by default, the owner of a personal store).")
 
         @Argument(help: "The conversation's id.")
         var conversation: String
@@ -17,10 +17,11 @@ extension MissiveCommand.Store {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let database = try store.open()
+            let database = try await store.open()
+            let member = try store.member(of: database)
             let state: ReadState
             do {
-                state = try await database.markRead(conversation: conversation, upTo: upTo)
+                state = try await database.markRead(member: member, conversation: conversation, upTo: upTo)
             } catch {
                 throw store.refuse(error)
             }

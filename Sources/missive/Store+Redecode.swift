@@ -20,7 +20,7 @@ extension MissiveCommand.Store {
 
         func run() async throws {
             let registry = try plugins.discover(logger: logging.logger()).registry
-            let database = try store.open()
+            let database = try await store.open()
             let progress = Progress(label: "re-decoding", unit: "messages")
             let report: RedecodeReport
             do {
@@ -31,7 +31,7 @@ extension MissiveCommand.Store {
             progress.finish()
             switch store.format {
             case .text:
-                guard !report.types.isEmpty else { return Console.out("No unknown messages in \(database.path)") }
+                guard !report.types.isEmpty else { return Console.out("No unknown messages in \(database.location)") }
                 Console.out(cleanTable([["OBJECTNAME", "DECODED", "STILL UNKNOWN", "UNREAD CHANGED", "REASON"]] + report.types.map { type in
                     [type.objectName, "\(type.decoded)", "\(type.stillUnknown)", "\(type.unreadChanged)", type.reason ?? ""]
                 }))

@@ -9,7 +9,8 @@ extension MissiveCommand.Store {
             discussion: """
                 Words must all match; "a phrase" matches words in order; word* matches a prefix. Case, Latin \
                 diacritics and full-width forms are ignored, and Chinese and Japanese words are found inside \
-                sentences.
+                sentences. With --member, only the conversations that member belongs to are searched; without it, \
+                every conversation of the store.
                 """)
 
         @Argument(parsing: .allUnrecognized, help: "The query: its words may start with '-'.")
@@ -32,10 +33,10 @@ extension MissiveCommand.Store {
         }
 
         func run() async throws {
-            let database = try store.open()
+            let database = try await store.open()
             let hits: [SearchHit]
             do {
-                hits = try await database.search(SearchQuery(parsing: query), conversation: conversation, limit: limit)
+                hits = try await database.search(SearchQuery(parsing: query), member: store.member, conversation: conversation, limit: limit)
             } catch {
                 throw store.refuse(error)
             }

@@ -35,19 +35,19 @@ extension MissiveCommand.Store {
         }
 
         func run() async throws {
-            let database = try store.open()
+            let database = try await store.open()
             let stored: [StoredMessage]
             do throws(StoreError) {
                 stored = try await database.messages(inConversation: conversation, limit: limit)
                 guard !stored.isEmpty else {
-                    throw StoreError(.notFound, "conversation '\(conversation)' has no stored messages", path: database.path)
+                    throw StoreError(.notFound, "conversation '\(conversation)' has no stored messages", path: database.location)
                 }
             } catch {
                 throw store.refuse(error)
             }
             if store.format == .json {
                 let json = try JSONWriterEncoder.encode(StoreShowJSON(
-                    conversation: conversation, unreadCount: (try? await database.unreadCount(conversation: conversation)) ?? 0,
+                    conversation: conversation, unreadCount: (try? await database.unreadCount(member: store.member ?? database.reader ?? "", conversation: conversation)) ?? 0,
                     messages: stored.map(StoredMessageJSON.init)))
                 guard drawing.output != nil else { return Console.out(bytes: json) }
                 return try drawing.write(String(decoding: TextHygiene.escapingUnsafe(json: json) + [0x0A], as: UTF8.self), notOver: store.databaseFiles)
@@ -72,7 +72,7 @@ extension MissiveCommand.Store {
                 }
             }
             let transcript = Transcript(
-                messages: messages, currentUserID: store.me ?? database.owner,
+                messages: messages, currentUserID: store.member ?? store.me ?? database.owner,
                 clock: drawing.clock,
                 actions: registry.actions(for:), replyCounts: replyCounts,
                 original: { originals[$0] })

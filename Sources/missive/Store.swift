@@ -14,12 +14,15 @@ extension MissiveCommand {
                 codes: 0 done; 1 the store refused the request (a message not found, a message with replies, a \
                 malformed query, malformed lines skipped); 2 a usage error, or the store cannot be opened.
                 """,
-            subcommands: [Ingest.self, Conversations.self, Show.self, Search.self, Read.self, Delete.self, Redecode.self, Check.self]
+            subcommands: [
+                Ingest.self, Conversations.self, Show.self, Search.self, Read.self, Delete.self, Redecode.self, Check.self, Members.self, Join.self,
+                Leave.self, Follow.self, Migrate.self,
+            ]
         )
     }
 }
 
-/// The database and its owner, for every `store` subcommand.
+/// The store, and whose counts and marks to use, for every `store` subcommand.
 struct StoreOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp("The store's database file (default: store.sqlite in $XDG_DATA_HOME/missive).", valueName: "path"),
@@ -28,6 +31,9 @@ struct StoreOptions: ParsableArguments {
 
     @Option(help: "Your account's id: your own messages never count as unread. The first ingest that names one makes it the store's owner; other commands only check it.")
     var me: String?
+
+    @Option(help: ArgumentHelp("Whose unread counts, read marks and conversations to use (default: the owner of a personal store).", valueName: "id"))
+    var member: String?
 
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
@@ -43,28 +49,43 @@ struct StoreOptions: ParsableArguments {
     /// The database file in use.
     var path: String { db ?? Self.defaultPath }
 
-    /// Opens the store; a store that cannot be opened is reported, exit code 2. Only `claimingOwner`
-    /// (ingest) gives a store without an owner the one `--me` names; the others refuse a `--me` that
-    /// differs from the store's owner and change nothing.
-    func open(claimingOwner: Bool = false) throws -> SQLiteMessageStore {
+    /// Opens the store; a store that cannot be opened is reported, exit code 2. Only `creating` (ingest)
+    /// creates a store, as `kind`, or gives a personal store without an owner the one `--me` names; the
+    /// others refuse a `--me` that differs from the store's owner and change nothing.
+    func open(creating: Bool = false, kind: StoreKind? = nil) async throws -> any MessageStore {
         if db == nil {
             try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         }
         // Only ingest creates a store: a mistyped --db is an error, not a new empty store.
-        guard claimingOwner || FileManager.default.fileExists(atPath: path) else {
+        guard creating || FileManager.default.fileExists(atPath: path) else {
             Console.error("\(path): no store there; 'missive store ingest' creates one")
             throw ExitCode(2)
         }
         do throws(StoreError) {
-            let store = try SQLiteMessageStore(path: path, owner: claimingOwner ? me : nil)
-            if let me, let owner = store.owner, owner != me {
-                throw StoreError(.ownerMismatch, "the store belongs to '\(owner)', not '\(me)'", path: path)
+            let requested: StoreKind? = creating ? (kind ?? me.map { .personal(owner: $0) }) : nil
+            let store = try SQLiteMessageStore(path: path, kind: requested)
+            if let me {
+                guard case .personal(let owner) = store.kind else {
+                    throw StoreError(.kindMismatch, "the store is shared by many members and has no owner: name one with --member, not --me", path: path)
+                }
+                if let owner, owner != me {
+                    throw StoreError(.ownerMismatch, "the store belongs to '\(owner)', not '\(me)'", path: path)
+                }
             }
             return store
         } catch {
             Console.error(error.description)
             throw ExitCode(2)
         }
+    }
+
+    /// The member whose counts and marks a command uses: `--member`, else the owner of a personal store.
+    /// A shared store without `--member` is a usage error (exit code 2).
+    func member(of store: any MessageStore) throws -> String {
+        if let member { return member }
+        if let reader = store.reader { return reader }
+        Console.error("\(store.location): the store is shared by many members: say whose counts to use with --member")
+        throw ExitCode(2)
     }
 
     /// The database and its WAL files, which `--output` must never write over.
@@ -79,7 +100,7 @@ struct StoreOptions: ParsableArguments {
             try? Console.out(json: StoreErrorJSON(error: .init(code: error.code.description, reason: error.message, database: error.path ?? path)))
         }
         Console.error(error.path == nil ? "\(path): \(error.message)" : error.description)
-        return ExitCode(error.code == .cannotOpen ? 2 : 1)
+        return ExitCode([StoreError.Code.cannotOpen, .unavailable, .newerSchema, .kindMismatch].contains(error.code) ? 2 : 1)
     }
 }
 

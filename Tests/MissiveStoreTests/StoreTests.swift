@@ -1,6 +1,7 @@
 import Foundation
 import Missive
 import MissiveStore
+import MissiveStoreTestSupport
 import MissiveTestSupport
 import Testing
 
@@ -10,12 +11,6 @@ import Testing
 
     init() throws {
         registry = try Fixtures.sampleRegistry()
-    }
-
-    /// A new store file in its own folder, owned by `owner`. The tests use it through the protocol alone,
-    /// so that another backend can run them.
-    static func newStore(owner: String? = "alice") throws -> any MessageStore {
-        try SQLiteMessageStore(path: try Fixtures.temporaryDirectory() + "/store.sqlite", owner: owner)
     }
 
     /// A text message.
@@ -35,8 +30,9 @@ import Testing
 
     // MARK: Flags and unread counts
 
-    @Test func theSampleConversationIsStoredAndCountedAsEachFlagSays() async throws {
-        let store = try Self.newStore(owner: "alice")
+    @Test(arguments: StoreBackend.allCases)
+    func theSampleConversationIsStoredAndCountedAsEachFlagSays(backend: StoreBackend) async throws {
+        let store = try await backend.newStore(owner: "alice")
         let lines = try Fixtures.conversationLines()
         let incoming = try lines.map { line throws(MissiveError) in try IncomingMessage(line: line, registry: registry) }
         let report = try await store.ingest(incoming)
@@ -68,8 +64,9 @@ import Testing
         #expect(try await store.checkConsistency().problems == [])
     }
 
-    @Test func noneAndStatusAreNotStoredAndAnUnknownMessageUsesTheSendersFlag() async throws {
-        let store = try Self.newStore()
+    @Test(arguments: StoreBackend.allCases)
+    func noneAndStatusAreNotStoredAndAnUnknownMessageUsesTheSendersFlag(backend: StoreBackend) async throws {
+        let store = try await backend.newStore()
         let report = try await ingest(
             [
                 Self.text("a", "kept, not counted", at: 1, persistence: Persistence.none),  // a known type: the type's flag wins
@@ -85,8 +82,9 @@ import Testing
         #expect(try await store.unreadCount(conversation: "c1") == 2)
     }
 
-    @Test func idsHoldingANULAreRefusedRatherThanCutShort() async throws {
-        let store = try Self.newStore()
+    @Test(arguments: StoreBackend.allCases)
+    func idsHoldingANULAreRefusedRatherThanCutShort(backend: StoreBackend) async throws {
+        let store = try await backend.newStore()
         var sender = Self.text("s", "spoofed sender", at: 3)
         sender.senderID = "alice\u{0}mallory"
         let report = try await ingest([Self.text("a\u{0}x", "one", at: 1), Self.text("a", "two", at: 2), sender], into: store)
@@ -99,8 +97,9 @@ import Testing
         #expect(try await store.messages(inConversation: "c1").map(\.id) == ["a"])
     }
 
-    @Test func ingestIsIdempotentByMessageID() async throws {
-        let store = try Self.newStore()
+    @Test(arguments: StoreBackend.allCases)
+    func ingestIsIdempotentByMessageID(backend: StoreBackend) async throws {
+        let store = try await backend.newStore()
         let batch = [Self.text("a", "one", at: 1), Self.text("b", "two", at: 2)]
         #expect(try await ingest(batch, into: store).storedCount == 2)
         var changed = Self.text("a", "a different text under the same id", at: 9)
@@ -114,8 +113,9 @@ import Testing
         #expect(try await store.checkConsistency().isConsistent)
     }
 
-    @Test func readMarksMoveOnlyForwardAndCountsFollowThem() async throws {
-        let store = try Self.newStore(owner: "alice")
+    @Test(arguments: StoreBackend.allCases)
+    func readMarksMoveOnlyForwardAndCountsFollowThem(backend: StoreBackend) async throws {
+        let store = try await backend.newStore(owner: "alice")
         _ = try await ingest(
             [
                 Self.text("m1", "one", at: 10), Self.text("m2", "two", at: 20), Self.text("m3", "mine", from: "alice", at: 30),
@@ -139,18 +139,28 @@ import Testing
         #expect(try await store.checkConsistency().isConsistent)
     }
 
-    @Test func aStoreRemembersItsOwner() async throws {
-        let path = try Fixtures.temporaryDirectory() + "/store.sqlite"
+    @Test(arguments: StoreBackend.allCases)
+    func aStoreRemembersItsKindAndOwner(backend: StoreBackend) async throws {
+        let location = try await backend.newLocation()
         do {
-            let store = try SQLiteMessageStore(path: path)
+            let store = try await backend.open(location, kind: nil)
             _ = try await ingest([Self.text("m1", "one", from: "alice", at: 1), Self.text("m2", "two", at: 2)], into: store)
             #expect(try await store.unreadCount(conversation: "c1") == 2)
         }
         // Naming the owner later recounts: alice's own message no longer counts.
-        #expect(try await SQLiteMessageStore(path: path, owner: "alice").unreadCount(conversation: "c1") == 1)
-        #expect(try SQLiteMessageStore(path: path).owner == "alice")
-        let error = try #require(throws: StoreError.self) { try SQLiteMessageStore(path: path, owner: "bob") }
-        #expect(error.code == .ownerMismatch && error.description.contains(path))
+        #expect(try await backend.open(location, kind: .personal(owner: "alice")).unreadCount(conversation: "c1") == 1)
+        #expect(try await backend.open(location, kind: nil).owner == "alice")
+        let error = await #expect(throws: StoreError.self) { try await backend.open(location, kind: .personal(owner: "bob")) }
+        #expect(error?.code == .ownerMismatch)
+        #expect(error?.description.contains("'alice'") == true)
+        // A personal store is not opened as a shared one, nor the other way round.
+        let asShared = await #expect(throws: StoreError.self) { try await backend.open(location, kind: .shared) }
+        #expect(asShared?.code == .kindMismatch)
+        let shared = try await backend.newLocation()
+        _ = try await backend.open(shared, kind: .shared)
+        #expect(try await backend.open(shared, kind: nil).kind == .shared)
+        let asPersonal = await #expect(throws: StoreError.self) { try await backend.open(shared, kind: .personal(owner: "alice")) }
+        #expect(asPersonal?.code == .kindMismatch)
     }
 
     @Test func aFileThatIsNotAStoreIsRefusedWithItsPath() async throws {
@@ -165,8 +175,9 @@ import Testing
 
     // MARK: Search
 
-    @Test func searchFindsChineseAndJapaneseWordsInsideSentences() async throws {
-        let store = try Self.newStore()
+    @Test(arguments: StoreBackend.allCases)
+    func searchFindsChineseAndJapaneseWordsInsideSentences(backend: StoreBackend) async throws {
+        let store = try await backend.newStore()
         _ = try await ingest(
             [
                 Self.text("zh", "我明天去北京出差，下午开会", at: 1), Self.text("zh2", "北方的天气很冷", at: 2),
@@ -183,8 +194,9 @@ import Testing
         #expect(hit.snippet.contains("[北京]"))
     }
 
-    @Test func searchFoldsCaseDiacriticsAndWidthAndRanksBetterMatchesFirst() async throws {
-        let store = try Self.newStore()
+    @Test(arguments: StoreBackend.allCases)
+    func searchFoldsCaseDiacriticsAndWidthAndRanksBetterMatchesFirst(backend: StoreBackend) async throws {
+        let store = try await backend.newStore()
         _ = try await ingest(
             [
                 Self.text("a", "Meet at the Café Nero", at: 1), Self.text("b", "ＦＵＬＬ width text", at: 2),
@@ -203,18 +215,18 @@ import Testing
         #expect(try await store.search("Café nero").first?.snippet == "Meet at the [Café] Nero")
     }
 
-    @Test(arguments: ["", "   ", "\"unclosed phrase", "***", "!!! ,,,"])
-    func aMalformedQueryIsAClearError(query: String) async throws {
-        let store = try Self.newStore()
+    @Test(arguments: StoreBackend.allCases, ["", "   ", "\"unclosed phrase", "***", "!!! ,,,"])
+    func aMalformedQueryIsAClearError(backend: StoreBackend, query: String) async throws {
+        let store = try await backend.newStore()
         _ = try await ingest([Self.text("a", "hello", at: 1)], into: store)
         let error = try await #require(throws: StoreError.self) { try await store.search(query) }
         #expect(error.code == .malformedQuery)
         #expect(error.message.contains("query"))
     }
 
-    @Test(arguments: ["AND", "OR hello", "hello NOT", "NEAR(a b)", "col:hello", "^hello", "a\"\"b", "hello)", "-x", "'"])
-    func searchSyntaxOfSQLiteInAQueryIsSearchedAsWords(query: String) async throws {
-        let store = try Self.newStore()
+    @Test(arguments: StoreBackend.allCases, ["AND", "OR hello", "hello NOT", "NEAR(a b)", "col:hello", "^hello", "a\"\"b", "hello)", "-x", "'"])
+    func searchSyntaxOfSQLiteInAQueryIsSearchedAsWords(backend: StoreBackend, query: String) async throws {
+        let store = try await backend.newStore()
         _ = try await ingest([Self.text("a", "hello AND world", at: 1)], into: store)
         // Never a crash, never SQLite's own syntax error: operators are words like any other.
         do {
@@ -227,8 +239,9 @@ import Testing
 
     // MARK: Quote replies
 
-    @Test func repliesAreOneLevelDeepAndBlockDeletingTheirOriginal() async throws {
-        let store = try Self.newStore()
+    @Test(arguments: StoreBackend.allCases)
+    func repliesAreOneLevelDeepAndBlockDeletingTheirOriginal(backend: StoreBackend) async throws {
+        let store = try await backend.newStore()
         _ = try await ingest(
             [
                 Self.text("root", "original", at: 1), Self.text("r1", "reply", at: 2, replyingTo: "root"),
@@ -256,8 +269,9 @@ import Testing
         #expect(try await store.checkConsistency().isConsistent)
     }
 
-    @Test func repliesThatArriveBeforeTheirOriginalJoinItsThread() async throws {
-        let store = try Self.newStore()
+    @Test(arguments: StoreBackend.allCases)
+    func repliesThatArriveBeforeTheirOriginalJoinItsThread(backend: StoreBackend) async throws {
+        let store = try await backend.newStore()
         _ = try await ingest([Self.text("r2", "reply to a reply", at: 3, replyingTo: "r1"), Self.text("r1b", "second", at: 4, replyingTo: "r1")], into: store)
         _ = try await ingest([Self.text("r1", "reply", at: 2, replyingTo: "root")], into: store)
         #expect(try await store.message(id: "r2")?.threadRootID == "root")
@@ -267,8 +281,9 @@ import Testing
         #expect(try await store.checkConsistency().isConsistent)
     }
 
-    @Test func deletingUpdatesSearchUnreadAndTheNewestMessage() async throws {
-        let store = try Self.newStore()
+    @Test(arguments: StoreBackend.allCases)
+    func deletingUpdatesSearchUnreadAndTheNewestMessage(backend: StoreBackend) async throws {
+        let store = try await backend.newStore()
         _ = try await ingest([Self.text("a", "unique zebra", at: 1), Self.text("b", "later", at: 2)], into: store)
         #expect(try await store.search("zebra").count == 1)
         try await store.delete(messageID: "a")
@@ -281,11 +296,12 @@ import Testing
 
     // MARK: Unknown messages come back
 
-    @Test func installingAPluginAndRedecodingMakesUnknownMessagesKnownAndSearchable() async throws {
+    @Test(arguments: StoreBackend.allCases)
+    func installingAPluginAndRedecodingMakesUnknownMessagesKnownAndSearchable(backend: StoreBackend) async throws {
         // Before: every sample plugin but DemoMessages (links, polls, typing), from the real .so files.
         let without = MessageRegistry.discover(searchPath: Fixtures.searchPath(try Fixtures.stage(["DemoMedia", "CRating", "MatrixBridge"])))
         #expect(without.rejections.isEmpty)
-        let store = try Self.newStore(owner: "alice")
+        let store = try await backend.newStore(owner: "alice")
         let lines = try Fixtures.conversationLines()
         _ = try await store.ingest(lines.map { line throws(MissiveError) in try IncomingMessage(line: line, registry: without.registry) })
         let link = try #require(try await store.message(id: "m02"))
@@ -319,15 +335,16 @@ import Testing
         #expect(try await store.unreadCount(conversation: "team") == before + 3)
     }
 
-    @Test func redecodingAfterAnInstallGivesWhatIngestingWithThePluginGives() async throws {
+    @Test(arguments: StoreBackend.allCases)
+    func redecodingAfterAnInstallGivesWhatIngestingWithThePluginGives(backend: StoreBackend) async throws {
         // Every sample plugin missing at first, then all installed: m15, which the rating plugin refuses, turns
         // from an unknown type without a flag (persisted) into refused content of a counted type.
         let bare = MessageRegistry.Builder().build()
         let lines = try Fixtures.conversationLines()
-        let late = try Self.newStore(owner: "alice")
+        let late = try await backend.newStore(owner: "alice")
         _ = try await late.ingest(lines.map { line throws(MissiveError) in try IncomingMessage(line: line, registry: bare) })
         _ = try await late.redecode(with: registry)
-        let direct = try Self.newStore(owner: "alice")
+        let direct = try await backend.newStore(owner: "alice")
         _ = try await direct.ingest(lines.map { line throws(MissiveError) in try IncomingMessage(line: line, registry: registry) })
         let lateMessages = try await late.messages(inConversation: "team")
         let directMessages = try await direct.messages(inConversation: "team")
@@ -345,8 +362,9 @@ import Testing
         #expect(try await late.checkConsistency().problems == [])
     }
 
-    @Test func aQueryIsBoundedAndRepeatedTermsCountOnce() async throws {
-        let store = try Self.newStore()
+    @Test(arguments: StoreBackend.allCases)
+    func aQueryIsBoundedAndRepeatedTermsCountOnce(backend: StoreBackend) async throws {
+        let store = try await backend.newStore()
         _ = try await ingest([Self.text("a", String(repeating: "ha ", count: 5_000), at: 1)], into: store)
         #expect(try await store.search(String(repeating: "ha ", count: 300)).map(\.message.id) == ["a"])
         #expect(try SearchQuery(parsing: "ha HA ha hä").terms.count == 2)
@@ -362,8 +380,9 @@ import Testing
         #expect(try await store.search("word").map(\.message.id) == ["huge"])
     }
 
-    @Test func storedMessagesDecodeAgainThroughTheirStoredEnvelope() async throws {
-        let store = try Self.newStore()
+    @Test(arguments: StoreBackend.allCases)
+    func storedMessagesDecodeAgainThroughTheirStoredEnvelope(backend: StoreBackend) async throws {
+        let store = try await backend.newStore()
         let line = Array(#"{"id":"p","conversationID":"c1","senderID":"bob","sentAt":1,"objectName":"demo:poll","content":{"question":"Q?","options":["a","b"],"x-new":[1,2.50]},"extra":true}"#.utf8)
         _ = try await store.ingest([try IncomingMessage(line: line, registry: registry)])
         let stored = try #require(try await store.message(id: "p"))
