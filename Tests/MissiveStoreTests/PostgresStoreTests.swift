@@ -1,0 +1,148 @@
+import Foundation
+import Missive
+import MissivePostgresStore
+import MissiveStore
+import MissiveTestSupport
+import Synchronization
+import Testing
+
+/// What only the PostgreSQL store has: its schema in a shared database, several store objects (as several
+/// processes have) over one database, and notifications that wake a follower up.
+@Suite struct PostgresStoreTests {
+    let registry: MessageRegistry
+
+    init() throws {
+        registry = try Fixtures.sampleRegistry()
+    }
+
+    @Test func severalFirstOpensAtOnceCreateTheSchemaOnce() async throws {
+        let url = try Fixtures.newPostgresDatabase()
+        defer { Fixtures.dropPostgresDatabase(url) }
+        let kinds = try await withThrowingTaskGroup(of: StoreKind.self) { group in
+            for _ in 0..<6 {
+                group.addTask { try await MessageStores.open(url, kind: .shared).kind }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(kinds == Array(repeating: .shared, count: 6))
+        #expect(try Fixtures.psql(url, "SELECT string_agg(version || ' ' || written_by, ',') FROM missive_schema") == "1 \(MissiveVersion.string)")
+        #expect(try Fixtures.psql(url, "SELECT value FROM store_info WHERE key = 'kind'") == "shared")
+        // Opened again as the other kind: refused.
+        do {
+            _ = try await MessageStores.open(url, kind: .personal(owner: "alice"))
+            Issue.record("a shared store opened as personal")
+        } catch {
+            #expect(error.code == .kindMismatch)
+        }
+    }
+
+    @Test func aPersonalStoreTakesItsOwnerOnceAndRefusesAnother() async throws {
+        let url = try Fixtures.newPostgresDatabase()
+        defer { Fixtures.dropPostgresDatabase(url) }
+        let anonymous = try await MessageStores.open(url, kind: nil)
+        #expect(anonymous.kind == .personal(owner: nil))
+        _ = try await anonymous.ingest(
+            [StoreTests.text("m1", "hi", in: "c1", from: "alice", at: 1), StoreTests.text("m2", "hello", in: "c1", from: "bob", at: 2)],
+            registry: registry)
+        #expect(try await anonymous.unreadCount(conversation: "c1") == 2)
+        // Named now: the owner's own message stops counting.
+        let owned = try await MessageStores.open(url, kind: .personal(owner: "alice"))
+        #expect(owned.kind == .personal(owner: "alice"))
+        #expect(try await owned.unreadCount(conversation: "c1") == 1)
+        #expect(try await owned.checkConsistency().problems == [])
+        do {
+            _ = try await MessageStores.open(url, kind: .personal(owner: "carol"))
+            Issue.record("another owner was accepted")
+        } catch {
+            #expect(error.code == .ownerMismatch)
+            #expect(error.path == (try StoreLocation(parsing: url)).description)
+        }
+    }
+
+    @Test func aFollowerInAnotherStoreObjectIsWokenByTheNotification() async throws {
+        let url = try Fixtures.newPostgresDatabase()
+        defer { Fixtures.dropPostgresDatabase(url) }
+        let writer = try await MessageStores.open(url, kind: .shared)
+        let follower = try await MessageStores.open(url, kind: .shared)
+        let start = try await follower.lastChangePosition()
+        let registry = self.registry
+        // The writer writes 300 ms after the follower starts waiting for up to 20 s: the wait ends with the
+        // notification, long before its timeout.
+        let write = Task {
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await writer.ingest([StoreTests.text("m1", "hello", in: "c1", from: "bob", at: 1)], registry: registry)
+        }
+        let clock = ContinuousClock()
+        let began = clock.now
+        try await follower.waitForChanges(after: start, timeout: .seconds(20))
+        let waited = clock.now - began
+        try await write.value
+        #expect(waited >= .milliseconds(250))
+        #expect(waited < .seconds(10), "woken after \(waited)")
+        #expect(try await follower.changes(after: start, limit: 10).map(\.messageID) == ["m1"])
+        // Already past the position: no wait at all.
+        let again = clock.now
+        try await follower.waitForChanges(after: start, timeout: .seconds(20))
+        #expect(clock.now - again < .seconds(5))
+        // Nothing new: the wait ends with its timeout.
+        let quiet = clock.now
+        try await follower.waitForChanges(after: try await follower.lastChangePosition(), timeout: .milliseconds(300))
+        #expect(clock.now - quiet >= .milliseconds(250))
+    }
+
+    @Test func feedPositionsFollowTheCommitOrderOfConcurrentWriters() async throws {
+        let url = try Fixtures.newPostgresDatabase()
+        defer { Fixtures.dropPostgresDatabase(url) }
+        let stores = try await withThrowingTaskGroup(of: (any MessageStore).self) { group in
+            for _ in 0..<4 { group.addTask { try await MessageStores.open(url, kind: .shared) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let registry = self.registry
+        // A follower reads while four writers write: every change it sees is new and later than the last it
+        // saw, and at the end it has seen every change once.
+        let done = DoneFlag()
+        let writers = Task {
+            defer { done.set() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, store) in stores.enumerated() {
+                    group.addTask {
+                        for batch in 0..<10 {
+                            let envelopes = (0..<5).map { n in
+                                StoreTests.text("w\(index)-\(batch)-\(n)", "text", in: "c\(n % 3)", from: "bob", at: Int64(batch * 10 + n))
+                            }
+                            _ = try await store.ingest(envelopes, registry: registry)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        var seen: [Int64] = []
+        var position: Int64 = 0
+        while true {
+            let finished = done.isSet
+            let changes = try await stores[0].changes(after: position, limit: 1_000)
+            seen += changes.map(\.position)
+            position = changes.last?.position ?? position
+            if finished && changes.isEmpty { break }
+            if changes.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        try await writers.value
+        #expect(seen == seen.sorted())
+        #expect(Set(seen).count == seen.count)
+        let stored = try await stores[0].changes(after: 0, limit: 10_000).filter { $0.kind == .stored }.count
+        #expect(stored == 200)
+        let all = try await stores[0].changes(after: 0, limit: 10_000)
+        #expect(seen == all.map(\.position))
+        #expect(try await stores[0].checkConsistency().problems == [])
+    }
+}
+
+/// Whether something has ended, for another task to see.
+private final class DoneFlag: Sendable {
+    private let state = Mutex(false)
+
+    func set() { state.withLock { $0 = true } }
+
+    var isSet: Bool { state.withLock { $0 } }
+}
