@@ -146,3 +146,52 @@ private final class DoneFlag: Sendable {
 
     var isSet: Bool { state.withLock { $0 } }
 }
+
+/// `missive store migrate`'s steps, from SQLite into PostgreSQL and back: the copy keeps every message byte for
+/// byte, the members, marks and counts, and a second copy changes nothing.
+@Suite struct PostgresMigrationTests {
+    /// Copies `source` into `destination` as the command does, in batches of `batch`; how many were new.
+    func copy(_ source: any MigratingStore, into destination: any MigratingStore, batch: Int) async throws -> Int {
+        var position = try await destination.migrationProgress(source: source.location)
+        var copied = 0
+        while true {
+            let messages = try await source.exportMessages(after: position, limit: batch)
+            guard let last = messages.last else { break }
+            copied += try await destination.importMessages(messages.map(\.message), source: source.location, through: last.sequence)
+            position = last.sequence
+        }
+        try await destination.finishImport(members: try await source.exportMembers())
+        return copied
+    }
+
+    @Test func aStoreIsCopiedIntoPostgreSQLAndBackWithItsCountsAndMarks() async throws {
+        let registry = try Fixtures.sampleRegistry()
+        let sqlite = try SQLiteMessageStore(path: try Fixtures.temporaryDirectory() + "/store.sqlite", kind: .personal(owner: "alice"))
+        let lines = try Fixtures.conversationLines()
+        _ = try await sqlite.ingest(try lines.map { line throws(MissiveError) in try IncomingMessage(line: line, registry: registry) })
+        try await sqlite.markRead(conversation: "team", upTo: "m10")
+        try await sqlite.join(member: "bob", conversation: "team")
+        let url = try Fixtures.newPostgresDatabase()
+        defer { Fixtures.dropPostgresDatabase(url) }
+        let postgres = try #require(try await MessageStores.open(url, kind: .personal(owner: "alice")) as? PostgresMessageStore)
+
+        let copied = try await copy(sqlite, into: postgres, batch: 7)
+        let all = try await sqlite.exportMessages(after: 0, limit: 1_000).map(\.message)
+        #expect(copied == all.count)
+        #expect(try await postgres.checkConsistency().problems == [])
+        #expect(try await postgres.unreadCounts(member: "alice") == (try await sqlite.unreadCounts(member: "alice")))
+        #expect(try await postgres.readState(member: "bob", conversation: "team") == (try await sqlite.readState(member: "bob", conversation: "team")))
+        #expect(try await postgres.exportMessages(after: 0, limit: 1_000).map(\.message) == all)
+        #expect(Set(try await postgres.search("Salad").map(\.message.id)) == Set(try await sqlite.search("Salad").map(\.message.id)))
+        #expect(try await postgres.lastChangePosition() == 0)
+        // Again: nothing new.
+        #expect(try await copy(sqlite, into: postgres, batch: 7) == 0)
+
+        // And back into a new SQLite file.
+        let back = try SQLiteMessageStore(path: try Fixtures.temporaryDirectory() + "/back.sqlite", kind: .personal(owner: "alice"))
+        #expect(try await copy(postgres, into: back, batch: 100) == all.count)
+        #expect(try await back.checkConsistency().problems == [])
+        #expect(try await back.exportMessages(after: 0, limit: 1_000).map(\.message) == all)
+        #expect(try await back.unreadCounts(member: "alice") == (try await sqlite.unreadCounts(member: "alice")))
+    }
+}
