@@ -153,13 +153,14 @@ public final class PostgresMessageStore: MessageStore {
         }
     }
 
+    /// A negative `limit` is no limit, as on SQLite.
     public func messages(inConversation conversationID: String, limit: Int?) async throws(StoreError) -> [StoredMessage] {
         let reader = self.reader
         return try await read { transaction in
             try await transaction.query(
                 """
                 SELECT \(unescaped: MessageColumns.selection) FROM message WHERE conversation_id = \(conversationID)
-                ORDER BY sent_at DESC, id DESC LIMIT \(limit.map { max(0, $0) })
+                ORDER BY sent_at DESC, id DESC LIMIT \(limit.flatMap { $0 < 0 ? nil : $0 })
                 """
             ).reversed().map { try MessageColumns.storedMessage($0, reader: reader) }
         }
