@@ -138,6 +138,68 @@ import Testing
     }
 }
 
+extension PostgresStoreTests {
+    @Test func fourStoreObjectsIngestingOverlappingBatchesWithRepliesStoreEachMessageOnce() async throws {
+        let url = try Fixtures.newPostgresDatabase()
+        defer { Fixtures.dropPostgresDatabase(url) }
+        let registry = self.registry
+        // 2,000 messages in 12 conversations from 5 senders, a third of them counted, with replies to messages
+        // five before (often in another writer's share), so that roots and their replies arrive in any order.
+        var envelopes: [Envelope] = []
+        for index in 0..<2_000 {
+            let parent: String? = index % 11 == 5 ? "w\(index - 5)" : nil
+            let persistence: Persistence = index % 3 == 0 ? .counted : .persisted
+            let sentAt = Int64(10_000 + index)
+            envelopes.append(
+                StoreTests.text(
+                    "w\(index)", "writer text \(index)", in: "c\(index % 12)", from: "s\(index % 5)", at: sentAt, replyingTo: parent,
+                    persistence: persistence))
+        }
+        let all = envelopes
+        let setup = try await MessageStores.open(url, kind: .shared)
+        for conversation in 0..<12 {
+            for member in ["s0", "s1", "s2", "s3", "s4", "reader"] { try await setup.join(member: member, conversation: "c\(conversation)") }
+        }
+        // Each writer: its own quarter and half of the next one's, reversed, in batches of 50.
+        let reports = try await withThrowingTaskGroup(of: (stored: Int, duplicates: Int).self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    let store = try await MessageStores.open(url, kind: .shared)
+                    let next = (writer + 1) % 4
+                    let own: [Envelope] = Array(all[(writer * 500)..<((writer + 1) * 500)])
+                    let overlap: [Envelope] = Array(all[(next * 500)..<(next * 500 + 250)].reversed())
+                    let mine = own + overlap
+                    var stored = 0, duplicates = 0
+                    for start in stride(from: 0, to: mine.count, by: 50) {
+                        let report = try await store.ingest(Array(mine[start..<min(start + 50, mine.count)]), registry: registry)
+                        stored += report.storedCount
+                        duplicates += report.duplicateCount
+                    }
+                    return (stored, duplicates)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let stored = reports.reduce(0) { $0 + $1.stored }
+        let duplicates = reports.reduce(0) { $0 + $1.duplicates }
+        #expect(stored == 2_000)
+        #expect(duplicates == 1_000)
+        #expect(try await setup.checkConsistency().problems == [])
+        #expect(try Fixtures.psql(url, "SELECT count(*) FROM message") == "2000")
+        #expect(try Fixtures.psql(url, "SELECT count(*) FROM change WHERE kind = 'stored'") == "2000")
+        // The counters equal what one writer alone gives.
+        let alone = try SQLiteMessageStore(path: try Fixtures.temporaryDirectory() + "/alone.sqlite", kind: .shared)
+        for conversation in 0..<12 {
+            for member in ["s0", "s1", "s2", "s3", "s4", "reader"] { try await alone.join(member: member, conversation: "c\(conversation)") }
+        }
+        _ = try await alone.ingest(envelopes, registry: registry)
+        for member in ["s0", "s3", "reader"] {
+            #expect(try await setup.unreadCounts(member: member) == (try await alone.unreadCounts(member: member)), "\(member)")
+        }
+        #expect(try await setup.replies(to: "w0").map(\.id) == (try await alone.replies(to: "w0").map(\.id)))
+    }
+}
+
 /// Whether something has ended, for another task to see.
 private final class DoneFlag: Sendable {
     private let state = Mutex(false)
