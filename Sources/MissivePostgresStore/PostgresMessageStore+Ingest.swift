@@ -40,12 +40,44 @@ extension PostgresMessageStore {
         // each other rather than deadlock.
         let sorted = rows.enumerated().sorted { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) }.map(\.element)
         let prepared = outcomes
+        // The parents outside the batch: when one is not stored, or waits for its own root, the batch stores a
+        // reply that waits for a root, and takes the thread lock alone (see `threadLock`).
+        let parents = Array(Set(sorted.compactMap(\.parentID)).subtracting(sorted.map(\.id)))
         return try await transaction { transaction in
             var outcomes = prepared
+            var alone = false
+            if !parents.isEmpty {
+                let settled = try await transaction.query(
+                    "SELECT COUNT(*)::bigint FROM message WHERE id = ANY(\(parents)) AND NOT root_pending")[0].decode(Int.self)
+                alone = settled < parents.count
+            }
+            try await transaction.query(
+                alone ? "SELECT pg_advisory_xact_lock(\(Self.threadLock))" : "SELECT pg_advisory_xact_lock_shared(\(Self.threadLock))")
+            // After the lock, so that replies waiting since a writer that held it alone are seen.
             var awaitingRoots = try await transaction.query("SELECT EXISTS (SELECT 1 FROM message WHERE root_pending)")[0].decode(Bool.self)
             var conversations: [String: ConversationChange] = [:]
+            // The messages that quote none in a few statements; then the replies one by one, in the order of
+            // their ids, each finding its parent (which may be one of the first).
+            var inserted = try await Self.insertBatch(sorted.filter { $0.parentID == nil }.map(\.statement), transaction)
+            if awaitingRoots, !inserted.isEmpty {
+                // Replies that arrived before these messages, waiting for them as their roots.
+                try await transaction.query(
+                    """
+                    WITH moved AS (
+                        UPDATE message SET root_pending = false WHERE root_pending AND root_id = ANY(\(Array(inserted))) RETURNING root_id
+                    )
+                    UPDATE message SET reply_count = message.reply_count + waiting.replies
+                    FROM (SELECT root_id, COUNT(*) AS replies FROM moved GROUP BY root_id) AS waiting WHERE message.id = waiting.root_id
+                    """)
+            }
             for row in sorted {
-                let stored = try await Self.insert(row, awaitingRoots: &awaitingRoots, transaction)
+                let stored: Bool
+                if row.parentID == nil {
+                    // The first of several with the same id is the one stored.
+                    stored = inserted.remove(row.id) != nil
+                } else {
+                    stored = try await Self.insert(row, awaitingRoots: &awaitingRoots, transaction)
+                }
                 outcomes[row.index] = stored ? .stored : .duplicate
                 guard stored else { continue }
                 let position = (row.sentAt, row.id)
@@ -109,22 +141,21 @@ extension PostgresMessageStore {
         init(newest: (Int64, String)) { self.newest = newest }
     }
 
+    /// The advisory lock that keeps a reply waiting for its root and the root's arrival from missing each other
+    /// across writers: every ingest holds it shared, and one that stores a reply whose root is not stored (or waits
+    /// for its own root) holds it alone, so that it looks the roots up after every other ingest committed, and the
+    /// ingests after it find its waiting replies. (One lock per transaction, where a lock per message id would
+    /// fill the server's lock table with a large batch.)
+    static let threadLock: Int64 = 0x4D69_7373_6976_6532  // "Missive2"
+
     /// Inserts one message unless its id is stored (then `false`), with its place in a thread.
     ///
     /// A reply to a message not stored yet is kept as waiting for that root; the root, when it arrives, takes
-    /// its waiting replies. Both sides take a transaction lock on the root's id first, so that a reply and its
-    /// root ingested at once by two writers never miss each other.
+    /// its waiting replies (see ``threadLock``).
     private static func insert(_ row: NewMessage, awaitingRoots: inout Bool, _ transaction: Transaction) async throws -> Bool {
         var statement = row.statement
         if let parentID = row.parentID {
-            try await transaction.execute(LockID(id: parentID))
-            var parent = try await transaction.execute(ParentLookup(id: parentID)).first
-            if let root = parent?.rootID, parent?.rootPending == true {
-                // The parent waits for its own root: wait for any writer storing that root, then look again.
-                try await transaction.execute(LockID(id: root))
-                parent = try await transaction.execute(ParentLookup(id: parentID)).first
-            }
-            if let parent {
+            if let parent = try await transaction.execute(ParentLookup(id: parentID)).first {
                 statement.rootID = parent.rootID ?? parentID
                 statement.rootPending = parent.rootID != nil && parent.rootPending
             } else {
@@ -151,6 +182,43 @@ extension PostgresMessageStore {
         }
         if statement.rootPending { awaitingRoots = true }
         return true
+    }
+
+    /// Inserts messages in statements of up to 1,000 rows, skipping those whose id is stored (and, of several
+    /// with one id, all but the first); the ids inserted.
+    static func insertBatch(_ rows: [InsertMessage], _ transaction: Transaction) async throws -> Set<String> {
+        var inserted: Set<String> = []
+        var start = rows.startIndex
+        while start < rows.endIndex {
+            let chunk = rows[start..<min(start + 1_000, rows.endIndex)]
+            start = chunk.endIndex
+            let query: PostgresQuery = """
+                INSERT INTO message (
+                    id, conversation_id, sender_id, sent_at, object_name, business_id, known, digest, persistence, counted,
+                    words, search_text, search, parent_id, root_id, root_pending, reason, envelope)
+                SELECT r.id, r.conversation_id, r.sender_id, r.sent_at, r.object_name, CASE WHEN r.has_business_id THEN r.business_id END,
+                    r.known, r.digest, r.persistence, r.counted, r.words, r.search_text, r.search::tsvector,
+                    CASE WHEN r.has_parent_id THEN r.parent_id END, CASE WHEN r.has_root_id THEN r.root_id END, r.root_pending,
+                    CASE WHEN r.has_reason THEN r.reason END, r.envelope
+                FROM unnest(
+                    \(chunk.map(\.id))::text[], \(chunk.map(\.conversationID))::text[], \(chunk.map(\.senderID))::text[],
+                    \(chunk.map(\.sentAt))::int8[], \(chunk.map(\.objectName))::text[], \(chunk.map { $0.businessID ?? "" })::text[],
+                    \(chunk.map { $0.businessID != nil })::bool[], \(chunk.map(\.known))::bool[], \(chunk.map(\.digest))::text[],
+                    \(chunk.map { Int64($0.persistence) })::int8[], \(chunk.map(\.counted))::bool[], \(chunk.map(\.words))::text[],
+                    \(chunk.map(\.searchText))::text[], \(chunk.map(\.search))::text[], \(chunk.map { $0.parentID ?? "" })::text[],
+                    \(chunk.map { $0.parentID != nil })::bool[], \(chunk.map { $0.rootID ?? "" })::text[], \(chunk.map { $0.rootID != nil })::bool[],
+                    \(chunk.map(\.rootPending))::bool[], \(chunk.map { $0.reason ?? "" })::text[], \(chunk.map { $0.reason != nil })::bool[],
+                    \(chunk.map(\.envelope))::bytea[]
+                ) WITH ORDINALITY AS r(
+                    id, conversation_id, sender_id, sent_at, object_name, business_id, has_business_id, known, digest, persistence, counted,
+                    words, search_text, search, parent_id, has_parent_id, root_id, has_root_id, root_pending, reason, has_reason, envelope, n)
+                ORDER BY r.n
+                ON CONFLICT (id) DO NOTHING
+                RETURNING id
+                """
+            for row in try await transaction.query(query) { inserted.insert(try row.decode(String.self)) }
+        }
+        return inserted
     }
 
     /// Applies a transaction's new messages to one conversation's counters: its totals in one statement (which
@@ -225,15 +293,13 @@ extension PostgresMessageStore {
     }
 }
 
-/// Inserts one message, unless its id is stored, after taking the transaction lock on its id (see ``LockID``);
-/// returns its `seq` when it was inserted.
+/// Inserts one message, unless its id is stored; returns its `seq` when it was inserted.
 struct InsertMessage: PostgresPreparedStatement {
     static let sql = """
         INSERT INTO message (
             id, conversation_id, sender_id, sent_at, object_name, business_id, known, digest, persistence, counted,
             words, search_text, search, parent_id, root_id, root_pending, reason, envelope)
-        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::tsvector, $14, $15, $16, $17, $18
-        FROM (SELECT pg_advisory_xact_lock(hashtextextended($1, 0))) AS root_lock
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::tsvector, $14, $15, $16, $17, $18)
         ON CONFLICT (id) DO NOTHING
         RETURNING seq
         """
@@ -287,24 +353,6 @@ struct InsertMessage: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> Int64 {
         try row.decode(Int64.self)
     }
-}
-
-/// Takes the transaction lock on a message id: a writer storing that message, or a reply waiting for it, now
-/// is waited for. (A separate statement: a statement's snapshot is taken before it waits for a lock.)
-struct LockID: PostgresPreparedStatement {
-    static let sql = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
-    static let bindingDataTypes: [PostgresDataType] = [.text]
-    typealias Row = ()
-
-    var id: String
-
-    func makeBindings() -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 1)
-        bindings.append(id)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws {}
 }
 
 /// A reply's parent, if stored: its thread root and whether that root is stored.

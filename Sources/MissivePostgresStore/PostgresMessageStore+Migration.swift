@@ -53,10 +53,7 @@ extension PostgresMessageStore: MigratingStore {
         let conversations = Set(messages.map(\.conversationID)).sorted()
         let key = "migrated-from " + source
         return try await transaction { transaction in
-            var inserted = 0
-            for row in sorted {
-                if try await transaction.execute(row).first != nil { inserted += 1 }
-            }
+            let inserted = try await Self.insertBatch(sorted, transaction).count
             for conversationID in conversations {
                 try await transaction.query("INSERT INTO conversation(id) VALUES (\(conversationID)) ON CONFLICT DO NOTHING")
             }
