@@ -52,15 +52,15 @@ import Testing
     }
 
     @Test func anUnreachableServerIsUnavailableAtOnce() async throws {
-        let url = try variant(of: try Fixtures.newPostgresDatabase(), port: 1)  // tcpmux: nothing listens there
+        let url = try variant(of: try Fixtures.newPostgresDatabase(), port: 1, parameters: "connect_timeout=60")  // tcpmux: nothing listens there
         let started = ContinuousClock.now
         let error = await failure { _ = try await MessageStores.open(url, kind: .shared) }
         #expect(error?.code == .unavailable)
         #expect(error?.message.hasPrefix("cannot open the store: the server cannot be reached") == true, "\(String(describing: error))")
         #expect(error?.path == (try StoreLocation(parsing: url)).description)
         #expect(error?.path?.contains(":missive@") == false)
-        // Refused at once, not after the connection timeout.
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Refused, not waited for until the connection timeout (a minute here).
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test func aWrongPasswordIsNamedWithoutThePassword() async throws {
