@@ -200,6 +200,34 @@ extension PostgresStoreTests {
     }
 }
 
+extension PostgresStoreTests {
+    @Test func theStoreOpensOverTheServersUnixSocketInBothURLForms() async throws {
+        let url = try Fixtures.newPostgresDatabase()
+        defer { Fixtures.dropPostgresDatabase(url) }
+        let components = try #require(URLComponents(string: url))
+        let database = try #require(Fixtures.databaseName(url))
+        let port = components.port ?? 5432
+        // The socket's folder, from the state file of Scripts/postgres.sh (the tests' role may not read the
+        // server's settings).
+        let state = ProcessInfo.processInfo.environment["MISSIVE_PG_STATE"] ?? "/tmp/missive-postgres.env"
+        let lines = try String(contentsOfFile: state, encoding: .utf8).split(separator: "\n")
+        let folder = try #require(
+            lines.first { $0.hasPrefix("MISSIVE_PG_DIR=") }.map { String($0.dropFirst("MISSIVE_PG_DIR=".count)) },
+            "no MISSIVE_PG_DIR in \(state), the state file of Scripts/postgres.sh")
+        let escaped = try #require(folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        for form in [
+            "postgres://missive:missive@/\(database)?host=\(folder)&port=\(port)",
+            "postgresql://missive:missive@\(escaped):\(port)/\(database)",
+        ] {
+            let store = try await MessageStores.open(form, kind: .shared)
+            try await store.join(member: "alice", conversation: "c\(form.count)")
+            #expect(store.location == "postgres://missive@/\(database)?host=\(folder)&port=\(port)")
+        }
+        // Both reached the same database, through the socket (no client address).
+        #expect(try Fixtures.psql(url, "SELECT count(*) FROM member") == "2")
+    }
+}
+
 /// Whether something has ended, for another task to see.
 private final class DoneFlag: Sendable {
     private let state = Mutex(false)
