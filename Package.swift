@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "MissiveRendering", targets: ["MissiveRendering"]),
         // For hosts that keep messages: the SQLite store (persistence flags, unread counts, search, replies).
         .library(name: "MissiveStore", targets: ["MissiveStore"]),
+        // For hosts that keep messages on a PostgreSQL server; a host on SQLite never builds NIO.
+        .library(name: "MissivePostgresStore", targets: ["MissivePostgresStore"]),
         .executable(name: "missive", targets: ["missive"]),
         // For hosts built on the library: tries new or changed plugin files in a child process before loading.
         .executable(name: "missive-plugin-scanner", targets: ["missive-plugin-scanner"]),
@@ -43,6 +45,8 @@ let package = Package(
         // BoringSSL, no ASN.1).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The PostgreSQL store's client (its connection pool, extended protocol, LISTEN).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The C ABI: one versioned header.
@@ -73,6 +77,15 @@ let package = Package(
         .target(
             name: "MissiveStore",
             dependencies: ["Missive", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift
+        ),
+        // The same store on a PostgreSQL server: many hosts share one database.
+        .target(
+            name: "MissivePostgresStore",
+            dependencies: [
+                "MissiveStore", "Missive", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift
         ),
 
@@ -165,11 +178,14 @@ let package = Package(
             name: "MissiveConformanceTests", dependencies: ["Missive", "MissiveConformance", "MissiveTestSupport"], swiftSettings: strictSwift),
         // Transcripts, the terminal renderer, and the HTML renderer drawn in a headless Chromium.
         .testTarget(name: "MissiveRenderingTests", dependencies: ["MissiveRendering", "MissiveTestSupport"], swiftSettings: strictSwift),
-        // The store, on both backends.
+        // The store, on both backends: SQLite, and a real PostgreSQL server.
         // (GRDB: to write a store of an older schema, and one of a newer, as files of those versions are.)
         .testTarget(
             name: "MissiveStoreTests",
-            dependencies: ["MissiveStore", "MissiveTestSupport", "MissiveStoreTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "MissiveStore", "MissivePostgresStore", "MissiveTestSupport", "MissiveStoreTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSwift),
         // The `missive` executable as a user runs it: decode, render, install, trust, store, actions.
         .testTarget(

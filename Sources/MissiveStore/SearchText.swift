@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// What the full-text index holds and how a query is matched against it.
 ///
@@ -220,5 +221,62 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
             return lead + before + "[" + text[range] + "]" + after + tail
         }
         return text.count > radius * 2 ? String(text.prefix(radius * 2)) + "…" : text
+    }
+}
+
+extension SearchQuery {
+    /// The text SQLite's store indexes for a message's searchable words (its `search_text` column): CJK runs
+    /// split into pairs, compatibility forms applied.
+    package static func indexedText(of words: [String]) -> String {
+        SearchText.document(words)
+    }
+
+    /// The searchable words around the first place a term occurs, with the match between `[` and `]`, as
+    /// ``SearchHit/snippet`` has them on every backend.
+    package func snippetText(of words: [String]) -> String {
+        snippet(of: words)
+    }
+
+    /// The tokens SQLite's search index makes of each text, in order: what `unicode61` with
+    /// `remove_diacritics 2` keeps of it, folded as the index folds it. Another backend indexes these tokens
+    /// (their positions are their offsets in the array) so that its hits are SQLite's; it runs SQLite's own
+    /// tokenizer, on an in-memory database, rather than a copy of its rules.
+    package static func indexTokens(of texts: [String]) throws -> [[String]] {
+        guard !texts.isEmpty else { return [] }
+        let queue = try DatabaseQueue()
+        return try queue.write { db in
+            try db.execute(sql: "CREATE VIRTUAL TABLE tokens USING fts5(text, content='', tokenize='unicode61 remove_diacritics 2')")
+            try db.execute(sql: "CREATE VIRTUAL TABLE token_instance USING fts5vocab(tokens, instance)")
+            let insert = try db.makeStatement(sql: "INSERT INTO tokens(rowid, text) VALUES (?, ?)")
+            for (index, text) in texts.enumerated() {
+                try insert.execute(arguments: [index + 1, text.utf8.contains(0) ? text.replacingOccurrences(of: "\u{0}", with: " ") : text])
+            }
+            var tokens = Array(repeating: [(offset: Int, token: String)](), count: texts.count)
+            let rows = try Row.fetchCursor(db, sql: "SELECT term, doc, offset FROM token_instance")
+            while let row = try rows.next() {
+                let document: Int = row[1]
+                tokens[document - 1].append((row[2], row[0]))
+            }
+            return tokens.map { $0.sorted { $0.offset < $1.offset }.map(\.token) }
+        }
+    }
+}
+
+extension SearchQuery {
+    /// The query's terms as SQLite's MATCH expression has them: each term's phrase (CJK runs split into pairs, as
+    /// ``matchExpression`` writes it) and whether it matches as a prefix. Another backend tokenizes each phrase
+    /// with ``indexTokens(of:)`` to match the same messages.
+    package var matchPhrases: [(phrase: String, isPrefix: Bool)] {
+        terms.map { term in
+            let folded = SearchText.compatibilityForm(term.text)
+            var phrase = ""
+            SearchText.append(folded, to: &phrase, trailingSingle: false)
+            let scalars = Array(folded.unicodeScalars)
+            var endsInSingleCJK = false
+            if let last = scalars.last, SearchText.isCJK(last) {
+                endsInSingleCJK = scalars.count == 1 || !SearchText.isCJK(scalars[scalars.count - 2])
+            }
+            return (phrase, term.isPrefix || endsInSingleCJK)
+        }
     }
 }
