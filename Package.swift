@@ -119,7 +119,7 @@ let package = Package(
         .executableTarget(
             name: "missive",
             dependencies: [
-                "Missive", "MissiveConformance", "MissiveRendering", "MissiveStore",
+                "Missive", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissivePostgresStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -152,7 +152,8 @@ let package = Package(
         // The store backends every store test runs on (a new SQLite file, a new PostgreSQL database), for the store's
         // tests and the command line's.
         .target(
-            name: "MissiveStoreTestSupport", dependencies: ["MissiveStore", "MissiveTestSupport"], path: "Tests/MissiveStoreTestSupport",
+            name: "MissiveStoreTestSupport", dependencies: ["MissiveStore", "MissivePostgresStore", "MissiveTestSupport"],
+            path: "Tests/MissiveStoreTestSupport",
             swiftSettings: strictSwift),
         // JSON, text hygiene, names: the protocols' module alone.
         .testTarget(name: "MissiveCoreTests", dependencies: ["MissiveCore"], swiftSettings: strictSwift),

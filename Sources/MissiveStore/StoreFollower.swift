@@ -17,6 +17,8 @@ public struct StoreFollower: AsyncSequence, Sendable {
     /// A follower of `store`'s changes after `position`.
     ///
     /// - Parameters:
+    ///   - store: the store whose feed to read.
+    ///   - position: the position of the last change already handled; 0 for the first change on.
     ///   - batchSize: how many changes one read of the feed brings.
     ///   - pollInterval: the longest wait between two reads when no wake-up comes.
     public init(store: any MessageStore, after position: Int64, batchSize: Int = 500, pollInterval: Duration = .seconds(1)) {

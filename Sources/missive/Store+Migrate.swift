@@ -16,10 +16,12 @@ extension MissiveCommand.Store {
                 feed starts empty.
                 """)
 
-        @Option(help: ArgumentHelp("The store to copy.", valueName: "store"), transform: CommandLinePath.resolve)
+        @Option(help: ArgumentHelp("The store to copy: a path, sqlite:PATH or postgres://...", valueName: "store"), transform: StoreOptions.resolve)
         var from: String
 
-        @Option(help: ArgumentHelp("The store to copy into (created when missing, as the same kind).", valueName: "store"), transform: CommandLinePath.resolve)
+        @Option(
+            help: ArgumentHelp("The store to copy into (created when missing, as the same kind): a path, sqlite:PATH or postgres://...", valueName: "store"),
+            transform: StoreOptions.resolve)
         var to: String
 
         @Option(name: .customLong("batch-size"), help: "Messages per transaction.")

@@ -1,16 +1,19 @@
 import ArgumentParser
 import Foundation
 import Missive
+import MissivePostgresStore
 import MissiveStore
 
 extension MissiveCommand {
     struct Store: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Keep messages in a local SQLite store: ingest, list conversations, show, search, mark read, delete, re-decode.",
+            abstract: "Keep messages in a store (a SQLite file or a PostgreSQL database): ingest, list, show, search, read, members, follow, migrate.",
             discussion: """
                 The store keeps what each message's persistence flag says (persisted and counted; not none or \
-                status), with unread counts per conversation, full-text search and quote replies. The database \
-                is --db, or by default store.sqlite in $XDG_DATA_HOME/missive (~/.local/share/missive). Exit \
+                status), with each member's read marks and unread counts, full-text search, quote replies and a \
+                feed of changes. It is --db: a SQLite file (a path or sqlite:PATH) or a PostgreSQL database \
+                (postgres://user[:password]@host[:port]/database, or a unix socket with ?host=/folder); by default \
+                store.sqlite in $XDG_DATA_HOME/missive (~/.local/share/missive). Exit \
                 codes: 0 done; 1 the store refused the request (a message not found, a message with replies, a \
                 malformed query, malformed lines skipped); 2 a usage error, or the store cannot be opened.
                 """,
@@ -25,8 +28,10 @@ extension MissiveCommand {
 /// The store, and whose counts and marks to use, for every `store` subcommand.
 struct StoreOptions: ParsableArguments {
     @Option(
-        help: ArgumentHelp("The store's database file (default: store.sqlite in $XDG_DATA_HOME/missive).", valueName: "path"),
-        transform: CommandLinePath.resolve)
+        help: ArgumentHelp(
+            "The store: a SQLite file (a path, or sqlite:PATH) or a PostgreSQL database (postgres://user@host:port/db; a unix socket as ?host=/socket/folder). Default: store.sqlite in $XDG_DATA_HOME/missive.",
+            valueName: "store"),
+        transform: StoreOptions.resolve)
     var db: String?
 
     @Option(help: "Your account's id: your own messages never count as unread. The first ingest that names one makes it the store's owner; other commands only check it.")
@@ -46,30 +51,57 @@ struct StoreOptions: ParsableArguments {
         return data + "/missive/store.sqlite"
     }
 
-    /// The database file in use.
-    var path: String { db ?? Self.defaultPath }
+    /// A store argument with its file path made absolute while the arguments are parsed (see
+    /// ``CommandLinePath``): a plain path, or the path of `sqlite:PATH`; a URL (`postgres://...`,
+    /// `sqlite:///...`) stays as written.
+    static func resolve(_ argument: String) -> String {
+        if argument.contains("://") { return argument }
+        if argument.lowercased().hasPrefix("sqlite:") { return "sqlite:" + CommandLinePath.resolve(String(argument.dropFirst("sqlite:".count))) }
+        return CommandLinePath.resolve(argument)
+    }
 
-    /// Opens the store; a store that cannot be opened is reported, exit code 2. Only `creating` (ingest)
-    /// creates a store, as `kind`, or gives a personal store without an owner the one `--me` names; the
-    /// others refuse a `--me` that differs from the store's owner and change nothing.
-    func open(creating: Bool = false, kind: StoreKind? = nil) async throws -> any MessageStore {
-        if db == nil {
-            try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        }
-        // Only ingest creates a store: a mistyped --db is an error, not a new empty store.
-        guard creating || FileManager.default.fileExists(atPath: path) else {
-            Console.error("\(path): no store there; 'missive store ingest' creates one")
+    /// The store as given (`--db` or the default file), for messages.
+    var path: String {
+        guard let db else { return Self.defaultPath }
+        return (try? StoreLocation(parsing: db).description) ?? db
+    }
+
+    /// The store `--db` names, or the default file.
+    func location() throws -> StoreLocation {
+        guard let db else { return .sqlite(path: Self.defaultPath) }
+        do {
+            return try StoreLocation(parsing: db)
+        } catch {
+            Console.error(error.description)
             throw ExitCode(2)
+        }
+    }
+
+    /// Opens the store; a store that cannot be opened is reported, exit code 2. Only `creating` (ingest and
+    /// migrate's destination) creates a store, as `kind`, or gives a personal store without an owner the one
+    /// `--me` names; the others refuse a `--me` that differs from the store's owner and change nothing.
+    func open(creating: Bool = false, kind: StoreKind? = nil) async throws -> any MessageStore {
+        let location = try location()
+        if case .sqlite(let path) = location {
+            if db == nil {
+                try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            }
+            // Only ingest creates a store file: a mistyped --db is an error, not a new empty store.
+            guard creating || FileManager.default.fileExists(atPath: path) else {
+                Console.error("\(path): no store there; 'missive store ingest' creates one")
+                throw ExitCode(2)
+            }
         }
         do throws(StoreError) {
             let requested: StoreKind? = creating ? (kind ?? me.map { .personal(owner: $0) }) : nil
-            let store = try SQLiteMessageStore(path: path, kind: requested)
+            let store = try await MessageStores.open(location, kind: requested)
             if let me {
                 guard case .personal(let owner) = store.kind else {
-                    throw StoreError(.kindMismatch, "the store is shared by many members and has no owner: name one with --member, not --me", path: path)
+                    throw StoreError(
+                        .kindMismatch, "the store is shared by many members and has no owner: name one with --member, not --me", path: store.location)
                 }
                 if let owner, owner != me {
-                    throw StoreError(.ownerMismatch, "the store belongs to '\(owner)', not '\(me)'", path: path)
+                    throw StoreError(.ownerMismatch, "the store belongs to '\(owner)', not '\(me)'", path: store.location)
                 }
             }
             return store
@@ -88,9 +120,10 @@ struct StoreOptions: ParsableArguments {
         throw ExitCode(2)
     }
 
-    /// The database and its WAL files, which `--output` must never write over.
+    /// A SQLite store's database and WAL files, which `--output` must never write over.
     var databaseFiles: [(path: String, what: String)] {
-        ["", "-wal", "-shm"].map { (path + $0, "the store's database") }
+        guard case .sqlite(let path)? = try? db.map(StoreLocation.init(parsing:)) ?? .sqlite(path: Self.defaultPath) else { return [] }
+        return ["", "-wal", "-shm"].map { (path + $0, "the store's database") }
     }
 
     /// Reports a refused request (text or JSON) and exits with code 1.

@@ -1,4 +1,5 @@
 import Foundation
+import MissivePostgresStore
 import MissiveStore
 import MissiveTestSupport
 
@@ -7,6 +8,7 @@ import MissiveTestSupport
 /// server is running: the suite never skips a backend).
 package enum StoreBackend: String, CaseIterable, CustomStringConvertible, Sendable {
     case sqlite
+    case postgres
 
     package var description: String { rawValue }
 
@@ -14,6 +16,8 @@ package enum StoreBackend: String, CaseIterable, CustomStringConvertible, Sendab
     package func newLocation() async throws -> String {
         switch self {
         case .sqlite: try Fixtures.temporaryDirectory() + "/store.sqlite"
+        // A small pool: tests run in parallel, each with a store of its own, against one server.
+        case .postgres: try Fixtures.newPostgresDatabase() + "?pool_size=3"
         }
     }
 
@@ -21,6 +25,7 @@ package enum StoreBackend: String, CaseIterable, CustomStringConvertible, Sendab
     package func open(_ location: String, kind: StoreKind?) async throws -> any MessageStore {
         switch self {
         case .sqlite: try SQLiteMessageStore(path: location, kind: kind)
+        case .postgres: try await MessageStores.open(location, kind: kind)
         }
     }
 

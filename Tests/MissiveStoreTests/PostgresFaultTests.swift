@@ -134,7 +134,7 @@ import Testing
         let holder = application + "-holder"
         let locker = Task.detached {
             try? Fixtures.psql(
-                url, "SET application_name = '\(holder)'; BEGIN; LOCK TABLE conversation IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60); COMMIT")
+                url, "SET application_name = '\(holder)'; BEGIN; LOCK TABLE conversation IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(180); COMMIT")
         }
         try await waitUntil("the other session holds the lock") {
             try Fixtures.psql(
@@ -179,9 +179,9 @@ import Testing
         await store.close()
     }
 
-    /// Polls `condition` every 50 ms for up to 10 s.
+    /// Polls `condition` every 50 ms for up to 60 s (a loaded machine starts `psql` slowly).
     func waitUntil(_ what: String, _ condition: () throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             if try condition() { return }
             try await Task.sleep(for: .milliseconds(50))
