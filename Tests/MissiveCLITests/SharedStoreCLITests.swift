@@ -1,5 +1,6 @@
 import Foundation
 import MissiveStore
+import MissiveStoreTestSupport
 import MissiveTestSupport
 import Testing
 
@@ -9,16 +10,17 @@ import Testing
         try StoreCLITests.json(text)
     }
 
-    /// The sample conversation into a new shared store; returns its path.
-    static func sharedStore() throws -> String {
-        let db = try Fixtures.temporaryDirectory() + "/shared.sqlite"
+    /// The sample conversation into a new shared store; returns its path or URL.
+    static func sharedStore(_ backend: StoreBackend) async throws -> String {
+        let db = try await backend.newLocation()
         let ingest = try Fixtures.missive("store", "ingest", StoreCLITests.conversation, "--db", db, "--shared")
         #expect(ingest.status == 0, "\(ingest.stderr)")
         return db
     }
 
-    @Test func eachMemberHasItsOwnCountsMarksAndConversations() async throws {
-        let db = try Self.sharedStore()
+    @Test(arguments: StoreBackend.allCases)
+    func eachMemberHasItsOwnCountsMarksAndConversations(backend: StoreBackend) async throws {
+        let db = try await Self.sharedStore(backend)
         // Without --member, a shared store cannot say whose counts to show.
         let anonymous = try Fixtures.missive("store", "conversations", "--db", db)
         #expect(anonymous.status == 2 && anonymous.stderr.contains("--member"), "\(anonymous.stderr)")
@@ -57,8 +59,9 @@ import Testing
         #expect(try Fixtures.missive("store", "check", "--db", db).stdout.hasPrefix("Consistent"))
     }
 
-    @Test func aFollowerInAnotherProcessSeesEveryChangeOnceAcrossARestart() async throws {
-        let db = try Self.sharedStore()
+    @Test(arguments: StoreBackend.allCases)
+    func aFollowerInAnotherProcessSeesEveryChangeOnceAcrossARestart(backend: StoreBackend) async throws {
+        let db = try await Self.sharedStore(backend)
         // The first follower, a process of its own, prints the changes so far and then the new ones as they come.
         let follower = Process()
         follower.executableURL = URL(fileURLWithPath: Fixtures.buildDirectory + "/missive")

@@ -1,5 +1,6 @@
 import Foundation
 import MissiveStore
+import MissiveStoreTestSupport
 import MissiveTestSupport
 import Testing
 
@@ -23,18 +24,21 @@ import Testing
         return db
     }
 
-    @Test func aMigrationCopiesCountsAndMarksAndRunningItAgainChangesNothing() async throws {
+    /// SQLite to SQLite, and SQLite to PostgreSQL, the way a service moves up.
+    @Test(arguments: StoreBackend.allCases)
+    func aMigrationCopiesCountsAndMarksAndRunningItAgainChangesNothing(to backend: StoreBackend) async throws {
         let source = try Self.sourceStore(count: 500)
-        let destination = try Fixtures.temporaryDirectory() + "/copy.sqlite"
+        let destination = try await backend.newLocation()
         let first = try Fixtures.missive("store", "migrate", "--from", source, "--to", destination, "--batch-size", "64", "--format", "json")
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
         let report = try StoreCLITests.json(first.stdout)
         #expect(report["copied"] as? Int == 500 && report["consistent"] as? Bool == true)
-        let copy = try SQLiteMessageStore(path: destination)
+        let copy = try await backend.open(destination, kind: nil)
         let original = try SQLiteMessageStore(path: source)
         #expect(copy.kind == .personal(owner: "s0"))
         #expect(try await copy.unreadCounts() == original.unreadCounts())
         #expect(try await copy.readState(conversation: "c1") == original.readState(conversation: "c1"))
+        #expect(try await copy.conversations().map(\.id) == original.conversations().map(\.id))
         #expect(try await copy.message(id: "m77")?.envelopeBytes == original.message(id: "m77")?.envelopeBytes)
         #expect(try await copy.search("sushi").count == 50)
         // Again: nothing new.
@@ -51,9 +55,10 @@ import Testing
         #expect(try await copy.unreadCount(conversation: "c1") == original.unreadCount(conversation: "c1"))
     }
 
-    @Test func aMigrationKilledMidwayResumesWhereItStopped() async throws {
+    @Test(arguments: StoreBackend.allCases)
+    func aMigrationKilledMidwayResumesWhereItStopped(to backend: StoreBackend) async throws {
         let source = try Self.sourceStore(count: 6_000)
-        let destination = try Fixtures.temporaryDirectory() + "/copy.sqlite"
+        let destination = try await backend.newLocation()
         // Small batches, killed after the first ones committed.
         var copiedBeforeKill = 0
         for attempt in 0..<10 {
@@ -61,7 +66,8 @@ import Testing
                 Fixtures.buildDirectory + "/missive", ["store", "migrate", "--from", source, "--to", destination, "--batch-size", "20"],
                 timeout: .milliseconds(300 + 200 * attempt))
             if !run.timedOut { break }
-            copiedBeforeKill = try await SQLiteMessageStore(path: destination).exportMessages(after: 0, limit: 10_000).count
+            let copy = try #require(try await backend.open(destination, kind: nil) as? any MigratingStore)
+            copiedBeforeKill = try await copy.exportMessages(after: 0, limit: 10_000).count
             if copiedBeforeKill > 0 { break }
         }
         try #require(copiedBeforeKill > 0 && copiedBeforeKill < 6_000, "the migration was not caught midway")
@@ -71,7 +77,7 @@ import Testing
         #expect(resumed["copied"] as? Int == 6_000 - copiedBeforeKill)
         #expect(resumed["alreadyThere"] as? Int == 0)
         #expect(resumed["consistent"] as? Bool == true, "\(resumed)")
-        let copy = try SQLiteMessageStore(path: destination)
+        let copy = try await backend.open(destination, kind: nil)
         #expect(try await copy.unreadCounts() == SQLiteMessageStore(path: source).unreadCounts())
     }
 }
