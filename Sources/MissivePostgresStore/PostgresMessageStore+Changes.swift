@@ -44,7 +44,7 @@ extension PostgresMessageStore {
     /// returns at once if the feed is already past `position`, else at the next notification from any process,
     /// or after `timeout`.
     ///
-    /// - Throws: ``StoreError/Code/unavailable`` when the listening connection cannot be opened.
+    /// - Throws: `StoreError/Code/unavailable` when the listening connection cannot be opened.
     public func waitForChanges(after position: Int64, timeout: Duration) async throws(StoreError) {
         let generation = try await listener.listening()
         if try await lastChangePosition() > position { return }

@@ -5,7 +5,7 @@ import PostgresNIO
 import Synchronization
 
 /// The connections: their configuration from the store URL, the lease of one for each call, the transaction
-/// around a write, and what the server's errors mean for a caller (``StoreError``).
+/// around a write, and what the server's errors mean for a caller (`StoreError`).
 extension PostgresMessageStore {
     /// The advisory lock every writing transaction takes right before it appends its changes to the feed, so
     /// that positions are handed out in the order the transactions commit (a `bigserial` alone is not).
@@ -75,7 +75,7 @@ extension PostgresMessageStore {
 
     /// Runs `body` on a connection of the pool. The pool waits for a connection while the server cannot be
     /// reached; after the connection timeout of the URL (and a little more) the call gives up as
-    /// ``StoreError/Code/unavailable``. Errors come as postgres-nio throws them.
+    /// `StoreError/Code/unavailable`. Errors come as postgres-nio throws them.
     private func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = self.client
         let leased = LeaseFlag()

@@ -1,7 +1,7 @@
 import MissiveStore
 import PostgresNIO
 
-/// Full-text search over the searchable words (see ``SearchQuery``): a `tsquery` of SQLite's tokens against the
+/// Full-text search over the searchable words (see `SearchQuery`): a `tsquery` of SQLite's tokens against the
 /// `search` vectors and their GIN index.
 extension PostgresMessageStore {
     public func search(_ query: SearchQuery, member memberID: String?, conversation conversationID: String?, limit: Int) async throws(StoreError)

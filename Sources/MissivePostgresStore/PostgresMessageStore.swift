@@ -4,22 +4,22 @@ import MissiveStore
 import NIOCore
 import PostgresNIO
 
-/// A ``MessageStore`` in a PostgreSQL database, through postgres-nio's connection pool, for hosts that run as
+/// A `MessageStore` in a PostgreSQL database, through postgres-nio's connection pool, for hosts that run as
 /// several processes (on several machines) over one store.
 ///
-/// It keeps the same model as ``SQLiteMessageStore``, with the same outcomes, errors, counters and change feed
+/// It keeps the same model as `SQLiteMessageStore`, with the same outcomes, errors, counters and change feed
 /// (docs/POSTGRES.md):
 /// - Every call is one transaction on one connection of the pool; a writing call runs again when the server
 ///   aborts it as a serialization failure or a deadlock. Ingest is idempotent by id also when several processes
 ///   ingest the same messages at once.
-/// - Search indexes the tokens SQLite's own tokenizer makes of a message (``SearchQuery/indexTokens(of:)``) in
+/// - Search indexes the tokens SQLite's own tokenizer makes of a message (`SearchQuery/indexTokens(of:)`) in
 ///   a `tsvector` with a GIN index, so that a query finds the same messages on both backends.
 /// - The change feed's positions grow in commit order (an advisory lock around the appending of changes), and
 ///   every commit that wrote changes sends one coalesced `NOTIFY missive_changes`, which
 ///   ``waitForChanges(after:timeout:)`` listens for.
-/// - The server's failures are ``StoreError`` codes: ``StoreError/Code/unavailable`` when it cannot be reached
-///   or the connection is lost (the call changed nothing), ``StoreError/Code/timeout`` past the URL's
-///   `statement_timeout`, ``StoreError/Code/cannotOpen`` for a wrong password or another application's database.
+/// - The server's failures are `StoreError` codes: `StoreError/Code/unavailable` when it cannot be reached
+///   or the connection is lost (the call changed nothing), `StoreError/Code/timeout` past the URL's
+///   `statement_timeout`, `StoreError/Code/cannotOpen` for a wrong password or another application's database.
 ///
 /// Open one with ``open(_:kind:logger:)``, and ``close()`` it when done (releasing the store closes it too).
 public final class PostgresMessageStore: MessageStore {
@@ -67,13 +67,14 @@ public final class PostgresMessageStore: MessageStore {
     /// older schema up to date (once, when several processes open it at the same time).
     ///
     /// - Parameters:
+    ///   - location: the database, as a parsed `postgres://` URL.
     ///   - kind: the kind the store must be: a new store takes it; an existing one of the other kind is refused.
     ///     `nil` opens whatever kind the store is (a new store is then personal, without an owner). A personal
     ///     store without an owner takes the one named (and recounts); naming another owner is refused.
     ///   - logger: where postgres-nio's log goes (nothing by default).
-    /// - Throws: ``StoreError/Code/unavailable`` when the server cannot be reached; ``StoreError/Code/cannotOpen``
+    /// - Throws: `StoreError/Code/unavailable` when the server cannot be reached; `StoreError/Code/cannotOpen`
     ///   for a wrong user or password, a missing database, or a database that holds another application's
-    ///   tables; ``StoreError/Code/newerSchema``; ``StoreError/Code/kindMismatch``; ``StoreError/Code/ownerMismatch``.
+    ///   tables; `StoreError/Code/newerSchema`; `StoreError/Code/kindMismatch`; `StoreError/Code/ownerMismatch`.
     public static func open(
         _ location: PostgresLocation, kind: StoreKind?, logger: Logger = Logger(label: "missive.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws(StoreError) -> PostgresMessageStore {
@@ -136,7 +137,7 @@ public final class PostgresMessageStore: MessageStore {
         }
     }
 
-    /// Closes the pool and the listening connection. Calls after it fail with ``StoreError/Code/unavailable``.
+    /// Closes the pool and the listening connection. Calls after it fail with `StoreError/Code/unavailable`.
     public func close() async {
         listener.stop()
         runTask.cancel()

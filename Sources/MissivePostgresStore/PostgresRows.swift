@@ -3,7 +3,7 @@ import MissiveStore
 import NIOCore
 import PostgresNIO
 
-/// The columns of the `message` table a ``StoredMessage`` is read from, in the order of ``selection``, and what
+/// The columns of the `message` table a `StoredMessage` is read from, in the order of ``selection``, and what
 /// a message's row holds: its words, its search vector, and the text PostgreSQL can keep.
 enum MessageColumns {
     /// The columns as a SELECT lists them, each qualified by its table.
@@ -16,7 +16,7 @@ enum MessageColumns {
     static let count = 16
 
     /// A stored message from a row that starts with the columns of ``selection``; its
-    /// ``StoredMessage/countsAsUnread`` for `reader` (`nil`: for any member but its sender).
+    /// `StoredMessage/countsAsUnread` for `reader` (`nil`: for any member but its sender).
     static func storedMessage(_ row: PostgresRow, reader: String?) throws -> StoredMessage {
         let (id, conversationID, senderID, sentAt, objectName, businessID, known, digest, persistence, counted, words) = try row.decode(
             (String, String, String, Int64, String, String?, Bool, String, Int, Bool, String).self)
@@ -42,7 +42,7 @@ enum MessageColumns {
     }
 
     /// The words a message is searched by: its type's searchable words, or for an unknown message the sender's
-    /// fallback text, at most ``SQLiteMessageStore/maxIndexedBytes`` of them, cut on a character boundary (as
+    /// fallback text, at most `SQLiteMessageStore/maxIndexedBytes` of them, cut on a character boundary (as
     /// SQLite's store keeps them).
     static func indexedWords(_ message: Message) -> [String] {
         var words = message.content.searchableWords

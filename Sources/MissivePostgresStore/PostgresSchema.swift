@@ -94,7 +94,7 @@ enum PostgresSchema {
     /// Creates or upgrades the schema on `connection`, under ``PostgresMessageStore/schemaLock`` (which the
     /// caller holds).
     ///
-    /// - Throws: ``StoreError/Code/newerSchema`` for a store of a newer version; ``StoreError/Code/cannotOpen``
+    /// - Throws: `StoreError/Code/newerSchema` for a store of a newer version; `StoreError/Code/cannotOpen`
     ///   for a database that holds another application's tables.
     static func migrate(_ transaction: Transaction, database: String, location: String) async throws {
         let hasSchema = try await transaction.query("SELECT to_regclass('missive_schema') IS NOT NULL")[0].decode(Bool.self)
