@@ -3,18 +3,28 @@ import GRDB
 import Missive
 
 /// Ingesting: the message rows, the search index, replies and their roots, and the counters, in one transaction per batch.
+///
+/// Ingest is the store's hot path: several statements per message (the row, its search entry, its change-feed
+/// entry, the conversation's counters). They are prepared once per batch and bound through SQLite's C API
+/// (`IngestStatements`), and the search entries and feed entries of a batch go in as multi-row `INSERT`s.
 extension SQLiteMessageStore {
     public func ingest(_ messages: [IncomingMessage]) async throws(StoreError) -> IngestReport {
         let reader = self.reader
         return try await write { db in
+            let statements = try IngestStatements(db)
             var batch = IngestBatch(
                 awaitingRoots: try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM message WHERE root_pending = 1)") ?? false)
+            batch.stored.reserveCapacity(messages.count)
             var outcomes: [IngestReport.Outcome] = []
             outcomes.reserveCapacity(messages.count)
             for incoming in messages {
-                outcomes.append(try Self.ingest(incoming, into: &batch, db))
+                outcomes.append(try Self.ingest(incoming, into: &batch, statements))
             }
-            try Self.updateCounters(batch.conversations, reader: reader, db)
+            // Nothing in the batch reads the search index or the feed: their entries go in together, in the
+            // order the messages were stored.
+            try statements.insertSearchEntries(batch.stored)
+            try statements.appendStoredChanges(batch.stored)
+            try Self.updateCounters(batch, reader: reader, statements)
             return IngestReport(outcomes: outcomes)
         }
     }
@@ -24,8 +34,20 @@ extension SQLiteMessageStore {
         /// Whether some stored reply waits for its thread's root: only then is each new message looked for
         /// among the roots awaited.
         var awaitingRoots: Bool
+        /// The messages stored, in order: their search entries and feed entries are written at the end.
+        var stored: [StoredRow] = []
         /// The changes to each conversation's counters, applied once per conversation at the end.
         var conversations: [String: ConversationChange] = [:]
+        /// The conversations of ``conversations`` in the order their first message came.
+        var conversationOrder: [String] = []
+    }
+
+    /// A message stored by the batch, for its search entry and its feed entry.
+    struct StoredRow {
+        let seq: Int64
+        let id: String
+        let conversationID: String
+        let searchText: String
     }
 
     /// New messages of one conversation in one transaction.
@@ -39,7 +61,7 @@ extension SQLiteMessageStore {
         init(newest: (Int64, String)) { self.newest = newest }
     }
 
-    private static func ingest(_ incoming: IncomingMessage, into batch: inout IngestBatch, _ db: Database) throws -> IngestReport.Outcome {
+    private static func ingest(_ incoming: IncomingMessage, into batch: inout IngestBatch, _ statements: IngestStatements) throws -> IngestReport.Outcome {
         let message = incoming.message
         let envelope = message.envelope
         let persistence = message.persistence
@@ -50,60 +72,52 @@ extension SQLiteMessageStore {
         let searchText = SearchText.document(words)
         // Replies are one level deep: a reply to a reply joins the thread of its parent's root. A parent
         // not (yet) stored is taken as the root, pending; when it arrives, its replies move to its own root.
+        // (A parent stored earlier in the same batch is found: its row is already written.)
         var rootID: String?
         var rootPending = false
         if let parentID = envelope.parentID {
-            if let parent = try Row.fetchOne(db.cachedStatement(sql: "SELECT root_id, root_pending FROM message WHERE id = ?"), arguments: [parentID]) {
-                let parentRoot: String? = parent[0]
-                rootID = parentRoot ?? parentID
-                rootPending = parentRoot != nil && parent[1] as Bool
+            if let parent = try statements.parent(of: parentID) {
+                rootID = parent.rootID ?? parentID
+                rootPending = parent.rootID != nil && parent.rootPending
             } else {
                 rootID = parentID
                 rootPending = true
             }
         }
-        let insert = try db.cachedStatement(
-            sql: """
-                INSERT OR IGNORE INTO message(
-                    id, conversation_id, sender_id, sent_at, object_name, business_id, known, digest, persistence,
-                    counted, words, search_text, parent_id, root_id, root_pending, reason, envelope)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-        try insert.execute(arguments: [
-            envelope.id, envelope.conversationID, envelope.senderID, envelope.sentAt, message.content.objectName,
-            message.content.businessID, message.isKnown, message.digest, Int64(persistence.rawValue), counted,
-            joinWords(words), searchText, envelope.parentID, rootID, rootPending, message.unknown.map { "\($0.reason)" },
-            Data(incoming.envelopeBytes),
-        ])
-        guard db.changesCount > 0 else { return .duplicate }
-        let seq = db.lastInsertedRowID
+        guard
+            let seq = try statements.insertMessage(
+                incoming, envelope: envelope, counted: counted, words: joinWords(words), searchText: searchText, rootID: rootID,
+                rootPending: rootPending)
+        else { return .duplicate }
         // Every row is in the index, words or none: FTS5 counts documents, and its integrity check counts rows.
-        try db.cachedStatement(sql: "INSERT INTO message_search(rowid, search_text) VALUES (?, ?)").execute(arguments: [seq, searchText])
-        try appendChange(.stored, conversation: envelope.conversationID, message: envelope.id, db)
+        batch.stored.append(StoredRow(seq: seq, id: envelope.id, conversationID: envelope.conversationID, searchText: searchText))
         if let rootID, !rootPending {
-            try db.cachedStatement(sql: "UPDATE message SET reply_count = reply_count + 1 WHERE id = ?").execute(arguments: [rootID])
+            try statements.addReplies(1, to: rootID)
         }
         // Replies that arrived before this message, waiting for it as their root.
         if batch.awaitingRoots {
-            let waiting =
-                try Int.fetchOne(
-                    db.cachedStatement(sql: "SELECT COUNT(*) FROM message WHERE root_id = ? AND root_pending = 1"), arguments: [envelope.id]) ?? 0
+            let waiting = try statements.waitingReplies(for: envelope.id)
             if waiting > 0 {
-                try db.execute(
-                    sql: "UPDATE message SET root_id = ?, root_pending = ? WHERE root_id = ? AND root_pending = 1",
-                    arguments: [rootID ?? envelope.id, rootPending, envelope.id])
+                try statements.adoptReplies(of: envelope.id, root: rootID ?? envelope.id, pending: rootPending)
                 if !rootPending {
-                    try db.execute(sql: "UPDATE message SET reply_count = reply_count + ? WHERE id = ?", arguments: [waiting, rootID ?? envelope.id])
+                    try statements.addReplies(waiting, to: rootID ?? envelope.id)
                 }
             }
         }
         if rootPending { batch.awaitingRoots = true }
         let position = (envelope.sentAt, envelope.id)
-        var change = batch.conversations[envelope.conversationID] ?? ConversationChange(newest: position)
-        change.stored += 1
-        if counted { change.counted.append((position, envelope.senderID)) }
-        if position > change.newest { change.newest = position }
-        batch.conversations[envelope.conversationID] = change
+        if var change = batch.conversations[envelope.conversationID] {
+            change.stored += 1
+            if counted { change.counted.append((position, envelope.senderID)) }
+            if position > change.newest { change.newest = position }
+            batch.conversations[envelope.conversationID] = change
+        } else {
+            var change = ConversationChange(newest: position)
+            change.stored = 1
+            if counted { change.counted.append((position, envelope.senderID)) }
+            batch.conversations[envelope.conversationID] = change
+            batch.conversationOrder.append(envelope.conversationID)
+        }
         return .stored
     }
 
@@ -122,40 +136,33 @@ extension SQLiteMessageStore {
     /// Applies a transaction's new messages to their conversations' counters, conversation by conversation:
     /// the conversation's totals in one statement, and the members' `seen` counts where the new messages are
     /// already read (their senders, and members whose mark is further, which in-order traffic never has).
-    private static func updateCounters(_ changes: [String: ConversationChange], reader: String?, _ db: Database) throws {
-        for (conversationID, change) in changes {
-            let isNew = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT NOT EXISTS(SELECT 1 FROM conversation WHERE id = ?)"), arguments: [conversationID]) ?? true
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO conversation(id, message_count, counted_total, last_sent_at, last_message_id)
-                    VALUES (?1, ?2, ?3, ?4, ?5)
-                    ON CONFLICT(id) DO UPDATE SET
-                        message_count = message_count + ?2,
-                        counted_total = counted_total + ?3,
-                        last_sent_at = CASE WHEN last_sent_at IS NULL OR ?4 > last_sent_at
-                            OR (?4 = last_sent_at AND ?5 > last_message_id) THEN ?4 ELSE last_sent_at END,
-                        last_message_id = CASE WHEN last_sent_at IS NULL OR ?4 > last_sent_at
-                            OR (?4 = last_sent_at AND ?5 > last_message_id) THEN ?5 ELSE last_message_id END
-                    """
-            ).execute(arguments: [conversationID, change.stored, change.counted.count, change.newest.0, change.newest.1])
+    private static func updateCounters(_ batch: IngestBatch, reader: String?, _ statements: IngestStatements) throws {
+        for conversationID in batch.conversationOrder {
+            guard let change = batch.conversations[conversationID] else { continue }
+            // Only a personal store asks whether the conversation is new (its reader joins each new one), and
+            // only counted messages need the furthest read mark; one statement reads both. (Neither the reader's
+            // join, with no mark, nor the senders' `seen` below moves a mark.)
+            let state = try statements.conversationState(conversationID, existence: reader != nil, furthestMark: !change.counted.isEmpty)
+            let isNew = reader != nil && !state.exists
+            try statements.addToConversation(conversationID, stored: change.stored, counted: change.counted.count, newest: change.newest)
             // A personal store's reader joins each new conversation with nothing read.
             if isNew, let reader {
-                try db.cachedStatement(sql: "INSERT OR IGNORE INTO member(conversation_id, member_id) VALUES (?, ?)")
-                    .execute(arguments: [conversationID, reader])
-                try appendChange(.joined, conversation: conversationID, member: reader, db)
+                try statements.joinWithNothingRead(reader, conversationID)
             }
             guard !change.counted.isEmpty else { continue }
-            var bySender: [String: Int] = [:]
-            for counted in change.counted { bySender[counted.sender, default: 0] += 1 }
-            for (sender, count) in bySender {
-                try db.cachedStatement(sql: "UPDATE member SET seen = seen + ? WHERE conversation_id = ? AND member_id = ? AND active = 1")
-                    .execute(arguments: [count, conversationID, sender])
+            if change.counted.count == 1 {
+                try statements.addSeen(1, sender: change.counted[0].sender, conversationID)
+            } else {
+                var bySender: [String: Int] = [:]
+                for counted in change.counted { bySender[counted.sender, default: 0] += 1 }
+                for (sender, count) in bySender {
+                    try statements.addSeen(count, sender: sender, conversationID)
+                }
             }
             // Messages that arrive behind some member's mark: only then is a member's row touched per message.
-            guard let furthest = try furthestMark(of: conversationID, db) else { continue }
+            guard let furthest = state.furthestMark else { continue }
             for counted in change.counted where counted.position <= furthest {
-                try adjustSeen(conversation: conversationID, position: counted.position, sender: counted.sender, by: 1, includingSender: false, db)
+                try statements.addSeenBehind(1, position: counted.position, sender: counted.sender, conversationID)
             }
         }
     }

@@ -3,8 +3,8 @@ import GRDB
 import Missive
 import MissiveStore
 
-/// The store: ingest against raw inserts of the same rows, search latency, reading unread counts, and
-/// re-decoding unknown messages after an install.
+/// The store: ingest against raw inserts of the same rows, search latency, reading unread counts,
+/// re-decoding unknown messages after an install, and what a conversation's members cost ingest.
 enum StoreBench {
     struct Result {
         var messages = 0
@@ -17,10 +17,17 @@ enum StoreBench {
         var redecode = Samples(values: [])
         var redecoded = 0
         var fileBytes = 0
+        /// Ingest into one conversation of a shared store with one member, and with ``manyMembers``.
+        var oneMember = Samples(values: [])
+        var manyMembersIngest = Samples(values: [])
     }
 
     static let batchSize = 1_000
     static let conversationCount = 1_000
+    /// The messages ingested into one conversation of a shared store, once with one member and once with
+    /// ``manyMembers``.
+    static let memberMessages = 100_000
+    static let manyMembers = 1_000
 
     static func measure(registry: MessageRegistry, withoutDemoMessages: MessageRegistry, corpus: Corpus, messages: Int, runs: Int, work: String) async throws -> Result {
         var result = Result()
@@ -34,12 +41,12 @@ enum StoreBench {
             [#""objectName":"demo:link""#, #""objectName":"demo:poll""#, #""businessID":"poll""#].contains { line.missive.firstRange(of: Array($0.utf8)) != nil }
                 && line.kind == .known
         }
-        func lines(_ range: Range<Int>, from source: [Corpus.Line]? = nil) -> [[UInt8]] {
+        func lines(_ range: Range<Int>, from source: [Corpus.Line]? = nil, conversations: Int = conversationCount) -> [[UInt8]] {
             let valid = source ?? valid
             return range.map { index in
                 let source = valid[index % valid.count].missive
                 let tail = source[source.firstRange(of: Array(#","objectName""#.utf8))!.lowerBound...]
-                return Array(#"{"id":"s\#(index)","conversationID":"c\#(index % conversationCount)","senderID":"u\#(index % 17)","sentAt":\#(1_767_225_600_000 + Int64(index) * 1000)"#.utf8) + tail
+                return Array(#"{"id":"s\#(index)","conversationID":"c\#(index % conversations)","senderID":"u\#(index % 17)","sentAt":\#(1_767_225_600_000 + Int64(index) * 1000)"#.utf8) + tail
             }
         }
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -88,10 +95,10 @@ enum StoreBench {
             result.searches.append((query, hits, latencies[latencies.count / 2], latencies[Int(Double(latencies.count) * 0.99)]))
         }
 
-        // Unread counts: every conversation's, and the total.
+        // Unread counts of the owner, a member of every conversation: each conversation's, and the total.
         for _ in 0..<(runs * 20) {
-            result.unreadCounts.values.append(try await time { result.conversations = try await store.unreadCounts().count })
-            result.totalUnread.values.append(try await time { _ = try await store.totalUnreadCount() })
+            result.unreadCounts.values.append(try await time { result.conversations = try await store.unreadCounts(member: "u3").count })
+            result.totalUnread.values.append(try await time { _ = try await store.totalUnreadCount(member: "u3") })
         }
 
         // Re-decoding: 100,000 links and polls ingested by a host without DemoMessages, then redecoded with it.
@@ -115,6 +122,41 @@ enum StoreBench {
             removeDatabase(path)
         }
         removeDatabase(store.path)
+
+        // Members: the same messages into one conversation of a shared store with one member (u3, one of the
+        // senders) and with a thousand (the 17 senders and 983 others), alternating batch by batch as above.
+        // The members join after a first batch, so each has a read mark, older than every message timed (as
+        // members that keep up have); that batch is not timed.
+        for run in 0...runs {
+            var stores: [SQLiteMessageStore] = []
+            for (index, count) in [1, manyMembers].enumerated() {
+                let path = work + "/members-\(index)-\(run).sqlite"
+                removeDatabase(path)
+                let store = try SQLiteMessageStore(path: path, kind: .shared)
+                _ = try await store.ingest(
+                    lines(0..<batchSize, conversations: 1).map { line throws(MissiveError) in
+                        try IncomingMessage(line: line, registry: registry)
+                    })
+                let members = count == 1 ? ["u3"] : (0..<17).map { "u\($0)" } + (17..<count).map { "m\($0)" }
+                for member in members { try await store.join(member: member, conversation: "c0") }
+                stores.append(store)
+            }
+            var times = [0.0, 0.0]
+            for start in stride(from: batchSize, to: batchSize + memberMessages, by: batchSize) {
+                let batch = try lines(start..<min(start + batchSize, batchSize + memberMessages), conversations: 1).map { line throws(MissiveError) in
+                    try IncomingMessage(line: line, registry: registry)
+                }
+                for index in start / batchSize % 2 == 0 ? [0, 1] : [1, 0] {
+                    let store = stores[index]
+                    times[index] += try await time { _ = try await store.ingest(batch) }
+                }
+            }
+            if run > 0 {
+                result.oneMember.values.append(times[0])
+                result.manyMembersIngest.values.append(times[1])
+            }
+            for store in stores { removeDatabase(store.path) }
+        }
         return result
     }
 
@@ -135,12 +177,18 @@ enum StoreBench {
         print("")
         print("| counters | ms, median (min–max) |")
         print("|---|---|")
-        print("| unreadCounts() (\(result.conversations) conversations) | \(Samples(values: result.unreadCounts.values.map { $0 * 1000 }).summary(3)) |")
-        print("| totalUnreadCount() | \(Samples(values: result.totalUnread.values.map { $0 * 1000 }).summary(3)) |")
+        print("| unreadCounts(member:), a member of \(result.conversations) conversations | \(Samples(values: result.unreadCounts.values.map { $0 * 1000 }).summary(3)) |")
+        print("| totalUnreadCount(member:) | \(Samples(values: result.totalUnread.values.map { $0 * 1000 }).summary(3)) |")
         print("")
         print("| re-decode after an install | s, median (min–max) | messages/s |")
         print("|---|---|---|")
         print("| \(result.redecoded) unknown messages become known (one transaction) | \(seconds(result.redecode)) | \(format(Double(result.redecoded) / result.redecode.median / 1000, 0))k |")
+        print("")
+        print("| \(memberMessages) messages into one conversation of a shared store | s, median (min–max) | messages/s | time ÷ one member's |")
+        print("|---|---|---|---|")
+        let one = result.oneMember.median
+        print("| 1 member | \(seconds(result.oneMember)) | \(format(Double(memberMessages) / one / 1000, 0))k | 1.00 |")
+        print("| \(manyMembers) members | \(seconds(result.manyMembersIngest)) | \(format(Double(memberMessages) / result.manyMembersIngest.median / 1000, 0))k | \(format(result.manyMembersIngest.median / one, 2)) |")
         print("")
     }
 
