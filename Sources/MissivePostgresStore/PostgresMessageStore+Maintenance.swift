@@ -46,7 +46,7 @@ extension PostgresMessageStore {
     public func replace(_ incoming: IncomingMessage) async throws(StoreError) -> StoredMessage {
         let reader = self.reader
         let message = incoming.message
-        let words = MessageColumns.indexedWords(message)
+        let words = StoreRows.indexedWords(message)
         let searchText = SearchQuery.indexedText(of: words)
         let vector: String
         do {
@@ -65,16 +65,7 @@ extension PostgresMessageStore {
                 throw StoreError(.notFound, "message '\(envelope.id)' is not stored")
             }
             let stored = try MessageColumns.storedMessage(row, reader: reader)
-            for (name, old, new) in [
-                ("conversation", stored.conversationID, envelope.conversationID), ("sender", stored.senderID, envelope.senderID),
-                ("time sent", "\(stored.sentAt)", "\(envelope.sentAt)"), ("quoted message", stored.parentID ?? "none", envelope.parentID ?? "none"),
-            ] where old != new {
-                throw StoreError(.conflict, "message '\(envelope.id)': an edit cannot change its \(name) ('\(old)' to '\(new)')")
-            }
-            guard message.persistence.isStored else {
-                throw StoreError(.conflict, "message '\(envelope.id)': the new version's persistence (\(message.persistence)) says not to store it")
-            }
-            if let refusal = MessageColumns.refusal(of: message) { throw StoreError(.conflict, "message '\(envelope.id)': \(refusal)") }
+            if let conflict = StoreRows.editConflict(replacing: stored, with: message) { throw conflict }
             try await Self.rewrite(stored, as: rewrite, transaction)
             transaction.recordChange(.edited, conversation: stored.conversationID, message: stored.id)
             guard
@@ -106,7 +97,7 @@ extension PostgresMessageStore {
             known = message.isKnown
             digest = message.digest.replacingNUL(with: "\u{FFFD}")
             persistence = message.persistence
-            self.words = MessageColumns.joinWords(words)
+            self.words = StoreRows.joinWords(words)
             self.searchText = searchText.replacingNUL(with: " ")
             self.vector = vector
             reason = message.unknown.map { "\($0.reason)".replacingNUL(with: "\u{FFFD}") }
@@ -151,7 +142,7 @@ extension PostgresMessageStore {
             for message in stored {
                 let new = registry.decode(try message.envelope())
                 decoded.append(new)
-                let indexed = MessageColumns.indexedWords(new)
+                let indexed = StoreRows.indexedWords(new)
                 words.append(indexed)
                 texts.append(SearchQuery.indexedText(of: indexed))
             }

@@ -26,58 +26,10 @@ enum MessageColumns {
             id: id, conversationID: conversationID, senderID: senderID, sentAt: sentAt, objectName: objectName, businessID: businessID,
             isKnown: known, digest: digest, persistence: Persistence(rawValue: UInt32(truncatingIfNeeded: persistence)) ?? .persisted,
             countsAsUnread: counted && reader != senderID,
-            searchableWords: words.isEmpty ? [] : words.split(separator: wordSeparator, omittingEmptySubsequences: false).map(String.init),
+            searchableWords: StoreRows.splitWords(words),
             parentID: try columns[11].decode(String?.self), threadRootID: try columns[12].decode(String?.self),
             replyCount: try columns[13].decode(Int.self), reason: try columns[14].decode(String?.self),
             envelopeBytes: Array(envelope.readableBytesView))
-    }
-
-    /// Searchable words are kept in one column, separated by U+001F, as SQLite keeps them.
-    private static let wordSeparator: Character = "\u{1F}"
-
-    /// The words as one column: U+001F between them (one inside a word becomes a space, and so does U+0000,
-    /// which PostgreSQL's text cannot hold).
-    static func joinWords(_ words: [String]) -> String {
-        words.map { $0.replacingNUL(with: " ").replacing("\u{1F}", with: " ") }.joined(separator: String(wordSeparator))
-    }
-
-    /// The words a message is searched by: its type's searchable words, or for an unknown message the sender's
-    /// fallback text, at most `SQLiteMessageStore/maxIndexedBytes` of them, cut on a character boundary (as
-    /// SQLite's store keeps them).
-    static func indexedWords(_ message: Message) -> [String] {
-        var words = message.content.searchableWords
-        if let unknown = message.unknown, words.isEmpty, let fallback = unknown.fallbackText { words = [fallback] }
-        var budget = SQLiteMessageStore.maxIndexedBytes
-        var kept: [String] = []
-        for word in words {
-            guard budget > 0 else { break }
-            if word.utf8.count <= budget {
-                kept.append(word)
-                budget -= word.utf8.count
-            } else {
-                var cut = ""
-                for character in word {
-                    guard cut.utf8.count + character.utf8.count <= budget else { break }
-                    cut.append(character)
-                }
-                kept.append(cut)
-                budget = 0
-            }
-        }
-        return kept
-    }
-
-    /// Why the store cannot keep a message as it is, if it cannot: an identifier holding U+0000 (SQLite's store
-    /// refuses the same messages with the same words).
-    static func refusal(of message: Message) -> String? {
-        let envelope = message.envelope
-        for (name, value) in [
-            ("id", envelope.id), ("conversationID", envelope.conversationID), ("senderID", envelope.senderID),
-            ("objectName", message.content.objectName), ("parentID", envelope.parentID ?? ""),
-        ] where value.utf8.contains(0) {
-            return "its \(name) holds U+0000, which the store cannot keep"
-        }
-        return nil
     }
 
     // MARK: Search vectors

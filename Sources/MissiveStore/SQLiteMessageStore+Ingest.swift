@@ -66,9 +66,9 @@ extension SQLiteMessageStore {
         let envelope = message.envelope
         let persistence = message.persistence
         guard persistence.isStored else { return .notStored(persistence) }
-        if let refusal = refusal(of: message) { return .refused(refusal) }
+        if let refusal = StoreRows.refusal(of: message) { return .refused(refusal) }
         let counted = persistence == .counted
-        let words = indexedWords(message)
+        let words = StoreRows.indexedWords(message)
         let searchText = SearchText.document(words)
         // Replies are one level deep: a reply to a reply joins the thread of its parent's root. A parent
         // not (yet) stored is taken as the root, pending; when it arrives, its replies move to its own root.
@@ -86,7 +86,7 @@ extension SQLiteMessageStore {
         }
         guard
             let seq = try statements.insertMessage(
-                incoming, envelope: envelope, counted: counted, words: joinWords(words), searchText: searchText, rootID: rootID,
+                incoming, envelope: envelope, counted: counted, words: StoreRows.joinWords(words), searchText: searchText, rootID: rootID,
                 rootPending: rootPending)
         else { return .duplicate }
         // Every row is in the index, words or none: FTS5 counts documents, and its integrity check counts rows.
@@ -119,18 +119,6 @@ extension SQLiteMessageStore {
             batch.conversationOrder.append(envelope.conversationID)
         }
         return .stored
-    }
-
-    /// Why the store cannot keep a message as it is, if it cannot: SQLite's text ends at U+0000.
-    static func refusal(of message: Message) -> String? {
-        let envelope = message.envelope
-        for (name, value) in [
-            ("id", envelope.id), ("conversationID", envelope.conversationID), ("senderID", envelope.senderID),
-            ("objectName", message.content.objectName), ("parentID", envelope.parentID ?? ""),
-        ] where value.utf8.contains(0) {
-            return "its \(name) holds U+0000, which the store cannot keep"
-        }
-        return nil
     }
 
     /// Applies a transaction's new messages to their conversations' counters, conversation by conversation:
@@ -205,32 +193,6 @@ extension SQLiteMessageStore {
     static func appendChange(_ kind: StoreChange.Kind, conversation conversationID: String, message messageID: String? = nil, member memberID: String? = nil, _ db: Database) throws {
         try db.cachedStatement(sql: "INSERT INTO change(kind, conversation_id, message_id, member_id) VALUES (?, ?, ?, ?)")
             .execute(arguments: [kind.description, conversationID, messageID, memberID])
-    }
-
-    /// The words a message is searched by: its type's searchable words, or for an unknown message the
-    /// sender's fallback text (what a host without the type shows), at most ``maxIndexedBytes`` of them.
-    static func indexedWords(_ message: Message) -> [String] {
-        var words = message.content.searchableWords
-        if let unknown = message.unknown, words.isEmpty, let fallback = unknown.fallbackText { words = [fallback] }
-        var budget = maxIndexedBytes
-        var kept: [String] = []
-        for word in words {
-            guard budget > 0 else { break }
-            if word.utf8.count <= budget {
-                kept.append(word)
-                budget -= word.utf8.count
-            } else {
-                // Cut on a character boundary.
-                var cut = ""
-                for character in word {
-                    guard cut.utf8.count + character.utf8.count <= budget else { break }
-                    cut.append(character)
-                }
-                kept.append(cut)
-                budget = 0
-            }
-        }
-        return kept
     }
 
     /// How much of a message's words are indexed and kept: 64 KiB of UTF-8. A sender cannot make one

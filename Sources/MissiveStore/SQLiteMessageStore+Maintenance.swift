@@ -48,16 +48,7 @@ extension SQLiteMessageStore {
                 throw StoreError(.notFound, "message '\(envelope.id)' is not stored")
             }
             let stored = self.storedMessage(row)
-            for (name, old, new) in [
-                ("conversation", stored.conversationID, envelope.conversationID), ("sender", stored.senderID, envelope.senderID),
-                ("time sent", "\(stored.sentAt)", "\(envelope.sentAt)"), ("quoted message", stored.parentID ?? "none", envelope.parentID ?? "none"),
-            ] where old != new {
-                throw StoreError(.conflict, "message '\(envelope.id)': an edit cannot change its \(name) ('\(old)' to '\(new)')")
-            }
-            guard message.persistence.isStored else {
-                throw StoreError(.conflict, "message '\(envelope.id)': the new version's persistence (\(message.persistence)) says not to store it")
-            }
-            if let refusal = Self.refusal(of: message) { throw StoreError(.conflict, "message '\(envelope.id)': \(refusal)") }
+            if let conflict = StoreRows.editConflict(replacing: stored, with: message) { throw conflict }
             try Self.rewrite(stored, seq: row[MessageColumn.end], oldSearchText: row[MessageColumn.end + 1], as: message, envelopeBytes: incoming.envelopeBytes, db)
             try Self.appendChange(.edited, conversation: stored.conversationID, message: stored.id, db)
             guard let updated = try Row.fetchOne(db, sql: "SELECT \(MessageColumn.selection) FROM message WHERE id = ?", arguments: [stored.id]) else {
@@ -72,7 +63,7 @@ extension SQLiteMessageStore {
     static func rewrite(_ stored: StoredMessage, seq: Int64, oldSearchText: String, as message: Message, envelopeBytes: [UInt8]?, _ db: Database) throws {
         let persistence = message.persistence
         let counted = persistence == .counted
-        let words = indexedWords(message)
+        let words = StoreRows.indexedWords(message)
         let searchText = SearchText.document(words)
         try db.cachedStatement(sql: "INSERT INTO message_search(message_search, rowid, search_text) VALUES ('delete', ?, ?)")
             .execute(arguments: [seq, oldSearchText])
@@ -86,7 +77,7 @@ extension SQLiteMessageStore {
         ).execute(
             arguments: [
                 message.content.objectName, message.content.businessID, message.isKnown, message.digest, Int64(persistence.rawValue),
-                counted, joinWords(words), searchText, message.unknown.map { "\($0.reason)" }, envelopeBytes.map { Data($0) }, seq,
+                counted, StoreRows.joinWords(words), searchText, message.unknown.map { "\($0.reason)" }, envelopeBytes.map { Data($0) }, seq,
             ])
         let wasCounted = stored.persistence == .counted
         if counted != wasCounted {

@@ -22,29 +22,9 @@ extension SQLiteMessageStore {
             id: row[at(.id)], conversationID: row[at(.conversationID)], senderID: sender, sentAt: row[at(.sentAt)],
             objectName: row[at(.objectName)], businessID: row[at(.businessID)], isKnown: row[at(.known)], digest: row[at(.digest)],
             persistence: Persistence(rawValue: row[at(.persistence)]) ?? .persisted, countsAsUnread: counted && reader != sender,
-            searchableWords: words.isEmpty ? [] : words.split(separator: wordSeparator, omittingEmptySubsequences: false).map(String.init),
+            searchableWords: StoreRows.splitWords(words),
             parentID: row[at(.parentID)], threadRootID: row[at(.rootID)], replyCount: row[at(.replyCount)], reason: row[at(.reason)],
             envelopeBytes: [UInt8](envelope))
-    }
-
-    /// Searchable words are kept in one column, separated by U+001F (a control character, which no word
-    /// needs: one inside a word becomes a space).
-    private static let wordSeparator: Character = "\u{1F}"
-
-    static func joinWords(_ words: [String]) -> String {
-        // A NUL would end the text in SQLite; U+001F separates words. Both are rare: a word without either (no
-        // such byte in its UTF-8) is taken as it is, without Foundation's search, which costs more than the rest
-        // of the row.
-        var joined = ""
-        for (index, word) in words.enumerated() {
-            if index > 0 { joined.append(wordSeparator) }
-            if word.utf8.contains(where: { $0 == 0x1F || $0 == 0 }) {
-                joined += word.replacingOccurrences(of: "\u{1F}", with: " ").replacingOccurrences(of: "\u{0}", with: " ")
-            } else {
-                joined += word
-            }
-        }
-        return joined
     }
 }
 
