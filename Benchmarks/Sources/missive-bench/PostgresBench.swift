@@ -93,7 +93,7 @@ enum PostgresBench {
                     ingestTime += try await StoreBench.time { _ = try await store.ingest(messages) }
                 }
             }
-            print("- run \(run)\(run == 0 ? " (warm-up)" : ""): ingest \(format(ingestTime, 2)) s\(run > 0 ? ", COPY \(format(floorTime, 2)) s" : "")")
+            print("- run \(run)\(run == 0 && runs > 0 ? " (warm-up)" : ""): ingest \(format(ingestTime, 2)) s\(run > 0 ? ", COPY \(format(floorTime, 2)) s" : "")")
             if run == 0 {
                 copyBatches = try exportRows(server: server, database: storeDatabase, messages: messages, file: work + "/rows.copy")
                 if runs == 0 {
@@ -187,7 +187,7 @@ enum PostgresBench {
                     times[index] += try await StoreBench.time { _ = try await store.ingest(messages) }
                 }
             }
-            print("- members run \(run)\(run == 0 ? " (warm-up)" : ""): 1 member \(format(times[0], 2)) s, \(manyMembers) members \(format(times[1], 2)) s")
+            print("- members run \(run)\(run == 0 && runs > 0 ? " (warm-up)" : ""): 1 member \(format(times[0], 2)) s, \(manyMembers) members \(format(times[1], 2)) s")
             if run > 0 || runs == 0 {
                 result.oneMember.values.append(times[0])
                 result.manyMembers.values.append(times[1])
