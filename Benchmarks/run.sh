@@ -27,7 +27,7 @@ only=() wants_postgres=1
 for ((i = 1; i <= $#; i++)); do
     case ${!i} in
         --postgres) wants_postgres=0 ;;
-        --only) j=$((i + 1)); only+=("${!j}") ;;
+        --only) j=$((i + 1)); only+=("${!j:-}") ;;
     esac
 done
 if ((${#only[@]})) && [[ " ${only[*]} " != *" postgres "* && " ${only[*]} " != *" feed "* ]]; then wants_postgres=0; fi
