@@ -11,6 +11,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         // The store benchmark's floor inserts rows through GRDB's prepared statements, as the store does.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The PostgreSQL store's floor copies rows in with postgres-nio's COPY FROM STDIN.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .executableTarget(
@@ -19,6 +21,8 @@ let package = Package(
                 .product(name: "Missive", package: "Missive"),
                 .product(name: "MissiveRendering", package: "Missive"),
                 .product(name: "MissiveStore", package: "Missive"),
+                .product(name: "MissivePostgresStore", package: "Missive"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 "CompiledDemoMessages", "CompiledDemoMedia", "SimdjsonReference",

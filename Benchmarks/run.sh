@@ -18,5 +18,22 @@ for product in DemoMessages DemoMedia CRating; do
     swift build -c release --product "$product"
 done
 swift build -c release --package-path Benchmarks --product missive-bench
+# The PostgreSQL sections (--only postgres, --only feed, or everything) need a server whose role may create
+# databases: --postgres URL or $MISSIVE_BENCH_POSTGRES, else the throwaway one of Scripts/postgres.sh (fsync off),
+# started here on port 54360 and left running (stop it: MISSIVE_PG_STATE=/tmp/missive-bench-postgres.env
+# bash Scripts/postgres.sh stop).
+postgres=()
+only=() wants_postgres=1
+for ((i = 1; i <= $#; i++)); do
+    case ${!i} in
+        --postgres) wants_postgres=0 ;;
+        --only) j=$((i + 1)); only+=("${!j:-}") ;;
+    esac
+done
+if ((${#only[@]})) && [[ " ${only[*]} " != *" postgres "* && " ${only[*]} " != *" feed "* ]]; then wants_postgres=0; fi
+if ((wants_postgres)) && [[ -z ${MISSIVE_BENCH_POSTGRES:-} ]]; then
+    line=$(MISSIVE_PG_STATE=/tmp/missive-bench-postgres.env bash Scripts/postgres.sh --port 54360 | tail -n 1)
+    postgres=(--postgres "${line#*=}")
+fi
 "$(swift build -c release --package-path Benchmarks --show-bin-path)/missive-bench" \
-    --plugins "$(swift build -c release --show-bin-path)" --header "$root/Sources/CMissivePlugin/include" "$@"
+    --plugins "$(swift build -c release --show-bin-path)" --header "$root/Sources/CMissivePlugin/include" ${postgres[@]+"${postgres[@]}"} "$@"

@@ -2,7 +2,8 @@ import Foundation
 import Missive
 import Synchronization
 
-/// `missive-bench [--plugins DIR] [--messages N] [--store-messages N] [--runs N] [--work DIR] [--only startup|decode|views|actions|store|memory]`
+/// `missive-bench [--plugins DIR] [--messages N] [--store-messages N] [--runs N] [--work DIR] [--postgres URL] [--pg-messages N]
+///  [--only startup|decode|views|actions|store|postgres|feed|memory]`
 ///
 /// Measures Missive side by side with its floors and a peer in one run, and prints Markdown tables of
 /// medians, min–max and ratios. `Benchmarks/run.sh` builds the sample plugins in release mode and runs this.
@@ -16,6 +17,7 @@ struct MissiveBench {
             case "scan-plugin": exit(PluginScanner.runScan(arguments: Array(arguments.dropFirst())))
             case "memory-child": try Memory.child(samples: arguments[1], generated: arguments[2], messages: Int(arguments[3])!)
             case "profile-decode": try profileDecode(decoder: arguments[1], plugins: arguments[2], messages: Int(arguments[3])!)
+            case "feed-follower": try await FeedBench.follower(location: arguments[1], count: Int(arguments[2])!)
             default: try await run(Options(arguments))
             }
         } catch {
@@ -32,6 +34,10 @@ struct MissiveBench {
         var runs = 5
         var work = NSTemporaryDirectory() + "missive-bench"
         var header = FileManager.default.currentDirectoryPath + "/Sources/CMissivePlugin/include"
+        /// The PostgreSQL server of the `postgres` and `feed` sections (a role that may create databases).
+        var postgres = ProcessInfo.processInfo.environment["MISSIVE_BENCH_POSTGRES"]
+        /// Messages ingested by the PostgreSQL benchmark; `storeMessages` when not given.
+        var postgresMessages: Int?
         /// The sections to run; all when empty.
         var only: Set<String> = []
 
@@ -49,6 +55,8 @@ struct MissiveBench {
                 case "--work": work = iterator.next() ?? work
                 case "--header": header = iterator.next() ?? header
                 case "--only": only.insert(iterator.next() ?? "")
+                case "--postgres": postgres = iterator.next()
+                case "--pg-messages": postgresMessages = iterator.next().flatMap(Int.init)
                 default: FileHandle.standardError.write(Data("missive-bench: ignoring \(argument)\n".utf8))
                 }
             }
@@ -95,7 +103,34 @@ struct MissiveBench {
                     runs: options.runs, work: options.work + "/store"))
         }
 
-        // 6. Memory.
+        // 6. The PostgreSQL store, and the change feed's latency on both backends.
+        if options.runs("postgres") || options.runs("feed") {
+            if let url = options.postgres {
+                let server = PostgresServer(url: url)
+                if options.runs("postgres") {
+                    PostgresBench.report(
+                        try await PostgresBench.measure(
+                            registry: discovery.registry, corpus: corpus, server: server, messages: options.postgresMessages ?? options.storeMessages,
+                            runs: options.runs, work: options.work + "/postgres"),
+                        server: server)
+                }
+                if options.runs("feed") {
+                    try server.recreate("missive_bench_feed")
+                    let sqlite = options.work + "/feed.sqlite"
+                    StoreBench.removeDatabase(sqlite)
+                    FeedBench.report([
+                        try await FeedBench.measure(backend: "PostgreSQL", location: server.url("missive_bench_feed"), registry: discovery.registry),
+                        try await FeedBench.measure(backend: "SQLite", location: sqlite, registry: discovery.registry),
+                    ])
+                    try server.drop("missive_bench_feed")
+                    StoreBench.removeDatabase(sqlite)
+                }
+            } else {
+                print("## PostgreSQL store and change feed: skipped (no server: --postgres URL, or bash Benchmarks/run.sh starts one)\n")
+            }
+        }
+
+        // 7. Memory.
         if options.runs("memory") {
             let memory = try runSelf(["memory-child", options.plugins, generated, String(options.messages)])
             print("## Memory (one process: \(Startup.pluginCount) generated plugins plus the samples, then \(options.messages) decodes)\n")

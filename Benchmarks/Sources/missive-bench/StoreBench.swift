@@ -34,7 +34,7 @@ enum StoreBench {
         result.messages = messages
         // The corpus's lines under unique ids, in 1,000 conversations, one second apart; malformed envelopes
         // are left out (a store never sees them).
-        let valid = corpus.lines.filter { $0.kind != .malformedEnvelope }
+        let valid = validLines(corpus)
         // For re-decoding: only the lines of DemoMessages' types (links and polls, as themselves or in
         // MS:Custom), so that every message stored without the plugin is unknown until it is installed.
         let demo = valid.filter { line in
@@ -42,12 +42,7 @@ enum StoreBench {
                 && line.kind == .known
         }
         func lines(_ range: Range<Int>, from source: [Corpus.Line]? = nil, conversations: Int = conversationCount) -> [[UInt8]] {
-            let valid = source ?? valid
-            return range.map { index in
-                let source = valid[index % valid.count].missive
-                let tail = source[source.firstRange(of: Array(#","objectName""#.utf8))!.lowerBound...]
-                return Array(#"{"id":"s\#(index)","conversationID":"c\#(index % conversations)","senderID":"u\#(index % 17)","sentAt":\#(1_767_225_600_000 + Int64(index) * 1000)"#.utf8) + tail
-            }
+            storeLines(range, of: source ?? valid, conversations: conversations)
         }
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         var lastStore: SQLiteMessageStore?
@@ -158,6 +153,20 @@ enum StoreBench {
             for store in stores { removeDatabase(store.path) }
         }
         return result
+    }
+
+    /// The corpus's lines a store sees: all but the malformed envelopes.
+    static func validLines(_ corpus: Corpus) -> [Corpus.Line] { corpus.lines.filter { $0.kind != .malformedEnvelope } }
+
+    /// The messages `range` of a store benchmark: `valid`'s lines cycled, each under a unique id (`s` and its
+    /// index), in `conversations` conversations, one second apart, from 17 senders. The PostgreSQL benchmark
+    /// ingests the same.
+    static func storeLines(_ range: Range<Int>, of valid: [Corpus.Line], conversations: Int = conversationCount) -> [[UInt8]] {
+        range.map { index in
+            let source = valid[index % valid.count].missive
+            let tail = source[source.firstRange(of: Array(#","objectName""#.utf8))!.lowerBound...]
+            return Array(#"{"id":"s\#(index)","conversationID":"c\#(index % conversations)","senderID":"u\#(index % 17)","sentAt":\#(1_767_225_600_000 + Int64(index) * 1000)"#.utf8) + tail
+        }
     }
 
     static func report(_ result: Result) {
