@@ -92,9 +92,7 @@ extension PostgresMessageStore {
                 let message = messages[index].message.envelope
                 transaction.recordChange(.stored, conversation: message.conversationID, message: message.id)
             }
-            for conversationID in conversations.keys.sorted() {
-                try await Self.updateCounters(conversationID, conversations[conversationID]!, reader: reader, transaction)
-            }
+            try await Self.updateCounters(conversations, reader: reader, transaction)
             return IngestReport(outcomes: outcomes.map { $0 ?? .duplicate })
         }
     }
@@ -221,15 +219,23 @@ extension PostgresMessageStore {
         return inserted
     }
 
-    /// Applies a transaction's new messages to one conversation's counters: its totals in one statement (which
-    /// locks its row until the commit), a personal store's reader as a member of a new conversation, and the
-    /// members' `seen` counts where the new messages are already read (their senders, and members whose mark is
-    /// further, which in-order traffic never has).
-    private static func updateCounters(_ conversationID: String, _ change: ConversationChange, reader: String?, _ transaction: Transaction) async throws {
-        let isNew = try await transaction.query(
+    /// Applies a transaction's new messages to their conversations' counters in a few statements, whatever the
+    /// number of conversations: the totals in one upsert (which locks the conversations' rows until the commit, in
+    /// the order of their ids, so that writers never deadlock on them), a personal store's reader as a member of
+    /// each new conversation, the senders' `seen` counts, and the members whose mark is already past a new message
+    /// (which in-order traffic never has: one query finds the furthest mark of every conversation).
+    private static func updateCounters(_ changes: [String: ConversationChange], reader: String?, _ transaction: Transaction) async throws {
+        guard !changes.isEmpty else { return }
+        let ids = changes.keys.sorted()
+        let entries = ids.map { changes[$0]! }
+        var created: [String] = []
+        for row in try await transaction.query(
             """
             INSERT INTO conversation AS c (id, message_count, counted_total, last_sent_at, last_message_id)
-            VALUES (\(conversationID), \(change.stored), \(change.counted.count), \(change.newest.0), \(change.newest.1))
+            SELECT d.id, d.stored, d.counted, d.sent_at, d.message_id
+            FROM unnest(\(ids)::text[], \(entries.map { Int64($0.stored) })::int8[], \(entries.map { Int64($0.counted.count) })::int8[],
+                \(entries.map(\.newest.0))::int8[], \(entries.map(\.newest.1))::text[]) WITH ORDINALITY AS d(id, stored, counted, sent_at, message_id, n)
+            ORDER BY d.n
             ON CONFLICT (id) DO UPDATE SET
                 message_count = c.message_count + excluded.message_count,
                 counted_total = c.counted_total + excluded.counted_total,
@@ -237,41 +243,55 @@ extension PostgresMessageStore {
                     THEN excluded.last_sent_at ELSE c.last_sent_at END,
                 last_message_id = CASE WHEN c.last_sent_at IS NULL OR (excluded.last_sent_at, excluded.last_message_id) > (c.last_sent_at, c.last_message_id)
                     THEN excluded.last_message_id ELSE c.last_message_id END
-            RETURNING xmax = 0
-            """
-        )[0].decode(Bool.self)
-        // A personal store's reader joins each new conversation with nothing read.
-        if isNew, let reader {
-            try await transaction.query(
-                "INSERT INTO member(conversation_id, member_id) VALUES (\(conversationID), \(reader)) ON CONFLICT DO NOTHING")
-            transaction.recordChange(.joined, conversation: conversationID, member: reader)
+            RETURNING c.id, xmax = 0
+            """)
+        {
+            let (id, isNew) = try row.decode((String, Bool).self)
+            if isNew { created.append(id) }
         }
-        guard !change.counted.isEmpty else { return }
-        var bySender: [String: Int] = [:]
-        for counted in change.counted { bySender[counted.sender, default: 0] += 1 }
-        for sender in bySender.keys.sorted() {
+        // A personal store's reader joins each new conversation with nothing read.
+        if let reader, !created.isEmpty {
+            created.sort()
             try await transaction.query(
                 """
-                UPDATE member SET seen = seen + \(bySender[sender]!)
-                WHERE conversation_id = \(conversationID) AND member_id = \(sender) AND active
+                INSERT INTO member(conversation_id, member_id) SELECT c, \(reader) FROM unnest(\(created)::text[]) AS c
+                ON CONFLICT DO NOTHING
                 """)
+            for id in created { transaction.recordChange(.joined, conversation: id, member: reader) }
         }
-        // Messages that arrive behind some member's mark: only then is a member's row touched per message.
-        guard let furthest = try await furthestMark(of: conversationID, transaction) else { return }
-        for counted in change.counted where counted.position <= furthest {
-            try await adjustSeen(conversation: conversationID, position: counted.position, sender: counted.sender, by: 1, includingSender: false, transaction)
+        // The senders' own counted messages are read for them.
+        var senders: [(conversation: String, sender: String, count: Int64)] = []
+        for (id, change) in zip(ids, entries) where !change.counted.isEmpty {
+            var bySender: [String: Int64] = [:]
+            for counted in change.counted { bySender[counted.sender, default: 0] += 1 }
+            for sender in bySender.keys.sorted() { senders.append((id, sender, bySender[sender]!)) }
         }
-    }
-
-    /// The furthest read mark among the conversation's members, if any has one.
-    static func furthestMark(of conversationID: String, _ transaction: Transaction) async throws -> (Int64, String)? {
+        guard !senders.isEmpty else { return }
         try await transaction.query(
             """
-            SELECT read_sent_at, read_message_id FROM member
-            WHERE conversation_id = \(conversationID) AND read_sent_at IS NOT NULL
-            ORDER BY read_sent_at DESC, read_message_id DESC LIMIT 1
+            UPDATE member AS m SET seen = m.seen + d.n
+            FROM unnest(\(senders.map(\.conversation))::text[], \(senders.map(\.sender))::text[], \(senders.map(\.count))::int8[]) AS d(c, s, n)
+            WHERE m.conversation_id = d.c AND m.member_id = d.s AND m.active
+            """)
+        // Messages that arrive behind some member's mark: only then is a member's row touched per message.
+        let counting = ids.filter { !changes[$0]!.counted.isEmpty }
+        var furthest: [String: (Int64, String)] = [:]
+        for row in try await transaction.query(
             """
-        ).first.map { try $0.decode((Int64, String).self) }
+            SELECT DISTINCT ON (conversation_id) conversation_id, read_sent_at, read_message_id FROM member
+            WHERE conversation_id = ANY(\(counting)) AND read_sent_at IS NOT NULL
+            ORDER BY conversation_id, read_sent_at DESC, read_message_id DESC
+            """)
+        {
+            let (id, sentAt, messageID) = try row.decode((String, Int64, String).self)
+            furthest[id] = (sentAt, messageID)
+        }
+        for id in counting {
+            guard let mark = furthest[id] else { continue }
+            for counted in changes[id]!.counted where counted.position <= mark {
+                try await adjustSeen(conversation: id, position: counted.position, sender: counted.sender, by: 1, includingSender: false, transaction)
+            }
+        }
     }
 
     /// Adds `delta` to `seen` of the members for whom the counted message at `position` from `sender` is read:
