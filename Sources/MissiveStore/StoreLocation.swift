@@ -49,7 +49,8 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         if text.lowercased().hasPrefix("sqlite:") {
             path = String(text.dropFirst("sqlite:".count))
         } else if text.lowercased().hasPrefix("postgres:") || text.lowercased().hasPrefix("postgresql:") {
-            throw StoreError(.cannotOpen, "the store URL \(text) is not a PostgreSQL URL: write postgres://user@host/database", path: text)
+            let shown = text.contains("@") ? String(text.prefix { $0 != ":" }) + ":..." : text
+            throw StoreError(.cannotOpen, "the store URL \(shown) is not a PostgreSQL URL: write postgres://user@host/database", path: shown)
         }
         guard !path.isEmpty else {
             throw StoreError(.cannotOpen, "the store location '\(text)' names no file", path: text)
@@ -182,10 +183,12 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             query = rest[rest.index(after: mark)...]
             rest = rest[..<mark]
         }
-        // Authority and path.
+        // Authority and path. The user information ends at the last '@' (a password written without its
+        // escapes may hold '/' or '@'); the host and port end at the first '/' after it.
         let authority: Substring
         let path: Substring
-        if let slash = rest.firstIndex(of: "/") {
+        let hostStart = rest.lastIndex(of: "@").map { rest.index(after: $0) } ?? rest.startIndex
+        if let slash = rest[hostStart...].firstIndex(of: "/") {
             authority = rest[..<slash]
             path = rest[rest.index(after: slash)...]
         } else {
@@ -326,10 +329,19 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     static func hidingPassword(in text: String) -> String {
         guard let schemeEnd = text.range(of: "://") else { return text }
         let rest = text[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return text }
-        return String(text[..<colon]) + String(text[at...])
+        let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        // The user information runs to the last '@' before the parameters, whatever it holds.
+        if let at = rest[..<end].lastIndex(of: "@") {
+            guard let colon = rest[..<at].firstIndex(of: ":") else { return text }
+            return String(text[..<colon]) + String(text[at...])
+        }
+        // No '@': what follows a ':' in the authority is a port, unless it is not a number (a password without
+        // its user's '@'): then it is not shown.
+        let authorityEnd = rest[..<end].firstIndex(of: "/") ?? end
+        guard let colon = rest[..<authorityEnd].firstIndex(of: ":") else { return text }
+        let after = rest[rest.index(after: colon)..<authorityEnd]
+        if after.allSatisfy(\.isNumber) { return text }
+        return String(text[...colon]) + "***" + String(text[authorityEnd...])
     }
 
     /// The URL without the password: `postgres://user@host:port/database`, with the parameters that differ from

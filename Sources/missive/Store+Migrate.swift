@@ -67,7 +67,14 @@ extension MissiveCommand.Store {
                 for member in Set(try await source.exportMembers().filter(\.active).map(\.memberID)).sorted() {
                     let before = try await source.unreadCounts(member: member)
                     let after = try await destination.unreadCounts(member: member)
-                    if before != after { problems.append("member '\(member)': unread counts differ from the source's (\(before) against \(after))") }
+                    if before != after {
+                        func counts(_ counts: [String: Int]) -> String {
+                            counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                        }
+                        problems.append(
+                            "member '\(member)': unread counts in the copy (\(counts(after))) differ from the source's (\(counts(before))); "
+                                + "the source changed after an earlier copy: migrate into a new store")
+                    }
                 }
             } catch {
                 progress.finish()

@@ -55,7 +55,8 @@ struct StoreOptions: ParsableArguments {
     /// ``CommandLinePath``): a plain path, or the path of `sqlite:PATH`; a URL (`postgres://...`,
     /// `sqlite:///...`) stays as written.
     static func resolve(_ argument: String) -> String {
-        if argument.contains("://") { return argument }
+        let lowered = argument.lowercased()
+        if argument.contains("://") || lowered.hasPrefix("postgres:") || lowered.hasPrefix("postgresql:") { return argument }
         if argument.lowercased().hasPrefix("sqlite:") { return "sqlite:" + CommandLinePath.resolve(String(argument.dropFirst("sqlite:".count))) }
         return CommandLinePath.resolve(argument)
     }
@@ -72,7 +73,8 @@ struct StoreOptions: ParsableArguments {
         do {
             return try StoreLocation(parsing: db)
         } catch {
-            Console.error(error.description)
+            // The reason names the URL (without its password) already.
+            Console.error(error.message)
             throw ExitCode(2)
         }
     }

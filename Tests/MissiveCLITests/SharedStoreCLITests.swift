@@ -97,6 +97,19 @@ import Testing
     }
 }
 
+extension SharedStoreCLITests {
+    /// `postgres:` without its `//` is a malformed URL, never a file of that name.
+    @Test func aPostgresURLWithoutItsSlashesIsRefusedNotTakenForAFile() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        for db in ["postgres:x", "postgresql:/x", "postgres:u:secret@host/db"] {
+            let run = try Fixtures.missive(["store", "ingest", "-", "--db", db, "--shared"], input: "", directory: folder)
+            #expect(run.status == 2 && run.stderr.contains("is not a PostgreSQL URL"), "\(db): \(run.stderr)")
+            #expect(!run.stderr.contains("secret"))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+}
+
 /// Collects the lines a process prints, as it prints them.
 final class LineCollector: @unchecked Sendable {
     private let lock = NSLock()

@@ -171,4 +171,21 @@ import Testing
             #expect(error?.message.contains("alice@") == true, "\(text)")
         }
     }
+
+    @Test func aPasswordWrittenWithoutItsEscapesIsNeverShown() throws {
+        // '/' and '@' in a password: the user information runs to the last '@'.
+        let slash = try postgres("postgres://atuser:secret/part@127.0.0.1:54391/atdb")
+        #expect(slash.user == "atuser" && slash.password == "secret/part" && slash.database == "atdb")
+        #expect(!slash.description.contains("secret"))
+        let at = try postgres("postgres://atuser:p@ss:w/rd@127.0.0.1:54391/atdb")
+        #expect(at.password == "p@ss:w/rd" && at.database == "atdb")
+        // Refused URLs that hold one: the reason leaves it out.
+        for text in ["postgres://atuser:s3cr/et@127.0.0.1:99999/atdb", "postgres://atuser:s3cret@127.0.0.1/", "postgres://u:s3cret@[::1/x"] {
+            let error = refusal(text)
+            #expect(error.map { !"\($0)".contains("s3cr") } == true, "\(String(describing: error))")
+        }
+        // A password with no user's '@' is not taken for a port and shown.
+        let noAt = refusal("postgres://atuser:s3cret/atdb")
+        #expect(noAt.map { !"\($0)".contains("s3cret") } == true, "\(String(describing: noAt))")
+    }
 }
