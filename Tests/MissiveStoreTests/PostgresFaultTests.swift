@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func anUnreachableServerIsUnavailableAtOnce() async throws {
-        let url = try variant(of: try Fixtures.newPostgresDatabase(), port: 1, parameters: "connect_timeout=60")  // tcpmux: nothing listens there
+        let url = try variant(of: try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }, port: 1, parameters: "connect_timeout=60")  // tcpmux: nothing listens there
         let started = ContinuousClock.now
         let error = await failure { _ = try await MessageStores.open(url, kind: .shared) }
         #expect(error?.code == .unavailable)
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func aWrongPasswordIsNamedWithoutThePassword() async throws {
-        let url = try variant(of: try Fixtures.newPostgresDatabase(), password: "not-the-password")
+        let url = try variant(of: try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }, password: "not-the-password")
         let error = await failure { _ = try await MessageStores.open(url, kind: .shared) }
         #expect(error?.code == .cannotOpen)
         #expect(error?.message.contains("password authentication failed for user \"missive\"") == true, "\(String(describing: error))")
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func aDatabaseOfAnotherApplicationIsLeftAlone() async throws {
-        let url = try Fixtures.newPostgresDatabase()
+        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
         defer { Fixtures.dropPostgresDatabase(url) }
         try Fixtures.psql(url, "CREATE TABLE invoices (id integer PRIMARY KEY); CREATE TABLE customers (id integer)")
         let error = await failure { _ = try await MessageStores.open(url, kind: .shared) }
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func aStoreOfANewerSchemaIsRefused() async throws {
-        let url = try Fixtures.newPostgresDatabase()
+        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
         defer { Fixtures.dropPostgresDatabase(url) }
         let store = try await MessageStores.open(url, kind: .shared)
         try await store.join(member: "alice", conversation: "team")
@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func aStatementPastTheTimeoutFailsAsTimeout() async throws {
-        let url = try Fixtures.newPostgresDatabase()
+        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
         defer { Fixtures.dropPostgresDatabase(url) }
         let store = try await MessageStores.open(url, kind: .shared)
         // Many rows whose words share a prefix, made by the server itself: a prefix search ranks them all.
@@ -122,7 +122,7 @@ import Testing
     }
 
     @Test func aConnectionKilledMidTransactionChangesNothingAndARetryWorks() async throws {
-        let url = try Fixtures.newPostgresDatabase()
+        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
         defer { Fixtures.dropPostgresDatabase(url) }
         let application = "missive-kill-\(UUID().uuidString.prefix(8).lowercased())"
         let location = try postgresLocation(try variant(of: url, parameters: "application_name=\(application)"))
@@ -180,10 +180,10 @@ import Testing
     }
 
     /// Polls `condition` every 50 ms for up to 60 s (a loaded machine starts `psql` slowly).
-    func waitUntil(_ what: String, _ condition: () throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func waitUntil(_ what: String, _ condition: @escaping @Sendable () throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
-            if try condition() { return }
+            if try await Fixtures.offThePool(condition) { return }
             try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)

@@ -133,3 +133,13 @@ package struct PostgresHarnessError: Error, CustomStringConvertible {
     /// What went wrong, with `psql`'s own message when it failed.
     package let description: String
 }
+
+extension Fixtures {
+    /// Runs blocking work (a child process, a `psql`) on a thread of its own, off Swift's cooperative pool: that
+    /// pool has one thread per core, and a test blocked on it would hold it from every other test of the run.
+    package static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+}
