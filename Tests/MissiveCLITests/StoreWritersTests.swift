@@ -46,7 +46,9 @@ import Testing
         }
         var stored = 0, duplicates = 0
         for writer in writers {
-            writer.process.waitUntilExit()
+            // Waited for off Swift's cooperative pool, which a blocked test would hold from the others.
+            let process = writer.process
+            try await Fixtures.offThePool { process.waitUntilExit() }
             #expect(writer.process.terminationStatus == 0, "\(writer.stderr())")
             let report = try StoreCLITests.json(writer.stdout())
             stored += report["stored"] as? Int ?? 0
