@@ -24,7 +24,7 @@ import Testing
         let database: String
     }
 
-    static func setUp() throws -> Setup {
+    static func setUp() async throws -> Setup {
         let fixtures = URL(fileURLWithPath: try Fixtures.fixtureLibrary("BrokenNoEntry")).deletingLastPathComponent().path
         let names = try FileManager.default.contentsOfDirectory(atPath: fixtures)
             .filter { $0.hasPrefix("libBroken") && $0.hasSuffix(".so") }.sorted()
@@ -38,7 +38,7 @@ import Testing
         // of the contents above.
         var lines: [String] = []
         for name in names {
-            let inspected = try Fixtures.missive(["inspect", folder + "/" + name, "--format", "json"])
+            let inspected = try await Fixtures.missive(["inspect", folder + "/" + name, "--format", "json"])
             guard inspected.status == 0, let json = try? JSONSerialization.jsonObject(with: Data(inspected.stdout.utf8)) as? [String: Any],
                 let types = json["types"] as? [[String: Any]]
             else { continue }
@@ -68,11 +68,11 @@ import Testing
 
     /// Runs `arguments` until a run finishes: one that a plugin ended must have recorded a plugin of the folder
     /// in the journal. Returns the finished run.
-    static func runToTheEnd(_ arguments: [String], _ setup: Setup) throws -> Fixtures.Run {
+    static func runToTheEnd(_ arguments: [String], _ setup: Setup) async throws -> Fixtures.Run {
         var ends = 0
         while true {
             let before = journalLines(setup.journal).count
-            let run = try Fixtures.run(
+            let run = try await Fixtures.run(
                 Fixtures.buildDirectory + "/missive", arguments + ["--plugin-path", setup.folder], environment: setup.environment,
                 timeout: .seconds(600))
             #expect(!run.timedOut, "\(arguments) hung")
@@ -89,11 +89,11 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(30))) func everyCommandFinishesOverEveryBrokenPluginAndNamesEveryFileItRefused() throws {
-        let setup = try Self.setUp()
+    @Test(.timeLimit(.minutes(30))) func everyCommandFinishesOverEveryBrokenPluginAndNamesEveryFileItRefused() async throws {
+        let setup = try await Self.setUp()
 
         // list: exit 0, and every file is either registered or refused with a reason: none goes missing.
-        let list = try Self.runToTheEnd(["list", "--format", "json"], setup)
+        let list = try await Self.runToTheEnd(["list", "--format", "json"], setup)
         #expect(list.status == 0, "\(list.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])
         let loaded = Set((json["types"] as? [[String: Any]] ?? []).compactMap { ($0["plugin"] as? [String: Any])?["file"] as? String })
@@ -112,7 +112,7 @@ import Testing
 
         // decode: every line comes out (known or as an UnknownMessage with a reason), exit 0 or 1 (1 only for
         // malformed lines, of which there are none).
-        let decode = try Self.runToTheEnd(["decode", setup.input, "--format", "json"], setup)
+        let decode = try await Self.runToTheEnd(["decode", setup.input, "--format", "json"], setup)
         #expect(decode.status == 0, "\(decode.stderr.suffix(3000))")
         let messages = decode.stdout.split(separator: "\n")
         #expect(messages.count == setup.lineCount, "\(messages.count) of \(setup.lineCount): \(decode.stderr.suffix(3000))")
@@ -122,16 +122,16 @@ import Testing
         }
 
         // render: every message drawn, exit 0.
-        let render = try Self.runToTheEnd(["render", setup.input, "--width", "100"], setup)
+        let render = try await Self.runToTheEnd(["render", setup.input, "--width", "100"], setup)
         #expect(render.status == 0, "\(render.stderr.suffix(3000))")
         #expect(!render.stdout.isEmpty)
 
         // actions: exit 0.
-        let actions = try Self.runToTheEnd(["actions", "--format", "json"], setup)
+        let actions = try await Self.runToTheEnd(["actions", "--format", "json"], setup)
         #expect(actions.status == 0, "\(actions.stderr.suffix(3000))")
 
         // store ingest: every line stored or refused by its flags, exit 0.
-        let ingest = try Self.runToTheEnd(["store", "ingest", setup.input, "--db", setup.database, "--me", "alice", "--format", "json"], setup)
+        let ingest = try await Self.runToTheEnd(["store", "ingest", setup.input, "--db", setup.database, "--me", "alice", "--format", "json"], setup)
         #expect(ingest.status == 0, "\(ingest.stderr.suffix(3000))")
 
         // Every command that loads plugins names every file refused as a whole: on standard error, or for

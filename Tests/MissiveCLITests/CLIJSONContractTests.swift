@@ -11,8 +11,8 @@ import Testing
     static let documentPath = Fixtures.repositoryRoot + "/docs/CLI-JSON.md"
 
     /// The examples `missive json-examples` prints, by name.
-    static func examples() throws -> [String: Any] {
-        let run = try Fixtures.missive("json-examples")
+    static func examples() async throws -> [String: Any] {
+        let run = try await Fixtures.missive("json-examples")
         try #require(run.status == 0, "\(run.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
     }
@@ -58,16 +58,16 @@ import Testing
         }
     }
 
-    @Test func everyOutputTypeHasABlockAndEveryBlockAType() throws {
+    @Test func everyOutputTypeHasABlockAndEveryBlockAType() async throws {
         let blocks = try Self.documentedBlocks()
-        let examples = try Self.examples()
+        let examples = try await Self.examples()
         #expect(Set(blocks.keys).subtracting(examples.keys).sorted() == [], "blocks in docs/CLI-JSON.md that no output type encodes")
         #expect(Set(examples.keys).subtracting(blocks.keys).sorted() == [], "output types that docs/CLI-JSON.md does not document")
     }
 
-    @Test func theDocumentedFieldsAreExactlyTheEncodedOnes() throws {
+    @Test func theDocumentedFieldsAreExactlyTheEncodedOnes() async throws {
         let blocks = try Self.documentedBlocks()
-        for (name, example) in try Self.examples() {
+        for (name, example) in try await Self.examples() {
             guard let block = blocks[name] else { continue }
             let documented = try Self.paths(block, blocks: blocks)
             let encoded = try Self.paths(example)
@@ -78,7 +78,7 @@ import Testing
 
     /// An optional is written as `null` when absent: an example with a `null` or an empty array would hide the
     /// fields under it from the comparison above.
-    @Test func theExamplesShowEveryField() throws {
+    @Test func theExamplesShowEveryField() async throws {
         func holes(_ value: Any, _ path: String) -> [String] {
             switch value {
             case is NSNull: return [path + " is null"]
@@ -87,14 +87,14 @@ import Testing
             default: return []
             }
         }
-        for (name, example) in try Self.examples() {
+        for (name, example) in try await Self.examples() {
             #expect(holes(example, name) == [])
         }
     }
 
     /// Every `CLIJSON` type in the CLI's sources is in the catalog `json-examples` prints: the names its sources
     /// declare (`static let documentedAs = "NAME"`) are the names printed, one per conforming type.
-    @Test func everyOutputTypeIsInTheCatalog() throws {
+    @Test func everyOutputTypeIsInTheCatalog() async throws {
         let folder = Fixtures.repositoryRoot + "/Sources/missive"
         let files = try #require(FileManager.default.enumerator(atPath: folder)?.allObjects as? [String]).filter { $0.hasSuffix(".swift") }
         let conformance = try NSRegularExpression(pattern: #"(?:struct|enum|final class) \w+\s*:[^{]*\bCLIJSON\b"#)
@@ -109,17 +109,17 @@ import Testing
         }
         #expect(conforming >= 30 && conforming == declared.count, "\(conforming) CLIJSON types, \(declared.count) documentedAs names")
         #expect(Set(declared).count == declared.count, "two types are documented under one name: \(declared.sorted())")
-        #expect(Set(declared) == Set(try Self.examples().keys))
+        #expect(Set(declared) == Set(try await Self.examples().keys))
     }
 
     /// The outputs a script reads on its own carry their `schemaVersion`, first; the lines of `decode` and
     /// the shapes inside outputs do not.
-    @Test func everyTopLevelOutputStartsWithItsSchemaVersion() throws {
+    @Test func everyTopLevelOutputStartsWithItsSchemaVersion() async throws {
         let shapes: Set<String> = ["persistence", "container", "rejection", "plugin", "media", "key", "action", "stored-message", "crash", "blacklisted"]
         let unversioned: Set<String> = ["decode", "decode-error"]
-        let run = try Fixtures.missive("json-examples")
+        let run = try await Fixtures.missive("json-examples")
         // Each example as written, from `"NAME":{` to the next: the bytes keep the members' order.
-        for (name, _) in try Self.examples() {
+        for (name, _) in try await Self.examples() {
             let versioned = run.stdout.contains(#""\#(name)":{"schemaVersion":1,"#)
             #expect(versioned == !(shapes.contains(name) || unversioned.contains(name)), "\(name)")
         }

@@ -9,8 +9,8 @@ import Testing
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    @Test func listShowsBuiltInsAndEverySampleTypeAsJSON() throws {
-        let run = try Fixtures.missive("list", "--format", "json")
+    @Test func listShowsBuiltInsAndEverySampleTypeAsJSON() async throws {
+        let run = try await Fixtures.missive("list", "--format", "json")
         #expect(run.status == 0)
         let json = try Self.object(run.stdout)
         #expect(json["schemaVersion"] as? Int == 1)
@@ -50,9 +50,9 @@ import Testing
 
     /// What a newcomer sees first: `swift build && swift run missive list` on a fresh clone. Run with empty
     /// per-user and system folders, so that only the build folder's plugins count.
-    @Test func listInTheBuildFolderShowsOnlyBuiltInsAndSamplesWithoutWarnings() throws {
+    @Test func listInTheBuildFolderShowsOnlyBuiltInsAndSamplesWithoutWarnings() async throws {
         let empty = try Fixtures.temporaryDirectory()
-        let run = try Fixtures.missive(
+        let run = try await Fixtures.missive(
             ["list"], environment: ["XDG_DATA_HOME": empty, PluginSearchPath.systemDirectoryVariable: empty, "MISSIVE_METADATA_CACHE": "off"])
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty, "\(run.stderr)")
@@ -62,29 +62,29 @@ import Testing
         #expect(run.stdout.contains("matrix:text     m.room.message msgtype=m.text"))
 
         // With -v the loader says what it did; with -q nothing is logged.
-        let verbose = try Fixtures.missive(
+        let verbose = try await Fixtures.missive(
             ["list", "-v"], environment: ["XDG_DATA_HOME": empty, PluginSearchPath.systemDirectoryVariable: empty, "MISSIVE_METADATA_CACHE": "off"])
         #expect(verbose.stderr.contains("missive: debug: loaded plugin CRating 1.0.0 by Missive Samples (ABI 1.1, no Swift runtime): demo:rating"))
         #expect(verbose.stderr.contains("missive: debug: loaded plugin DemoMessages 1.0.0 by Missive Samples (ABI 1.1, Swift \(SwiftCompiler.version))"))
     }
 
-    @Test func decodeLogsRefusedPluginsAsWarningsUnlessQuiet() throws {
+    @Test func decodeLogsRefusedPluginsAsWarningsUnlessQuiet() async throws {
         let directory = try Fixtures.stage(["BrokenNoEntry", "CRating"])
         let input = #"{"id":"r","conversationID":"c","senderID":"s","sentAt":1,"objectName":"demo:rating","content":{"score":4}}"#
-        let run = try Fixtures.missive(["decode", "-", "--plugin-path", directory], input: input)
+        let run = try await Fixtures.missive(["decode", "-", "--plugin-path", directory], input: input)
         #expect(run.status == 0)
         #expect(run.stderr.contains("missive: warning: refused plugin: the library does not export missive_plugin_entry_v1 (code=missing-entry, file=\(directory)/libBrokenNoEntry.so)"))
         #expect(run.stdout.contains("known"))
-        let quiet = try Fixtures.missive(["decode", "-", "--plugin-path", directory, "--quiet"], input: input)
+        let quiet = try await Fixtures.missive(["decode", "-", "--plugin-path", directory, "--quiet"], input: input)
         #expect(quiet.status == 0)
         #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
         #expect(quiet.stdout == run.stdout)
-        #expect(try Fixtures.missive(["decode", "-", "-q", "-v"], input: input).status == 2)
+        #expect(try await Fixtures.missive(["decode", "-", "-q", "-v"], input: input).status == 2)
     }
 
-    @Test func decodeShowsKnownAndUnknownMessagesWithNothingLost() throws {
+    @Test func decodeShowsKnownAndUnknownMessagesWithNothingLost() async throws {
         let path = Fixtures.repositoryRoot + "/SampleData/conversation.jsonl"
-        let run = try Fixtures.missive("decode", path, "--format", "json")
+        let run = try await Fixtures.missive("decode", path, "--format", "json")
         #expect(run.status == 0, "\(run.stderr)")
         let records = try run.stdout.split(separator: "\n").map(Self.object)
         let lines = try Fixtures.conversationLines()
@@ -119,10 +119,10 @@ import Testing
         #expect((byID["m06"]?["media"] as? [String: Any])?["mimeType"] as? String == "image/webp")
     }
 
-    @Test func decodeReportsMalformedLinesByNumberAndGoesOn() throws {
+    @Test func decodeReportsMalformedLinesByNumberAndGoesOn() async throws {
         let good = #"{"id":"ok","conversationID":"c","senderID":"s","sentAt":1,"objectName":"MS:Text","content":{"content":"hi"}}"#
         let input = [good, "{not json", "", #"{"id":"x"}"#, good].joined(separator: "\n")
-        let run = try Fixtures.missive("decode", "-", "--format", "json", input: input)
+        let run = try await Fixtures.missive("decode", "-", "--format", "json", input: input)
         #expect(run.status == 1)
         let records = try run.stdout.split(separator: "\n").map(Self.object)
         #expect(records.map { $0["line"] as? Int } == [1, 2, 4, 5])
@@ -132,17 +132,17 @@ import Testing
         #expect(run.stderr.contains("missive: <stdin>: line 4: [malformed-envelope] missing required field 'conversationID'"))
     }
 
-    @Test func decodeNamesAnInputItCannotRead() throws {
+    @Test func decodeNamesAnInputItCannotRead() async throws {
         let folder = try Fixtures.temporaryDirectory()
-        let run = try Fixtures.missive("decode", folder)
+        let run = try await Fixtures.missive("decode", folder)
         #expect(run.status == 2)
         #expect(run.stderr == "missive: \(folder): cannot read: it is a folder\n")
-        let missing = try Fixtures.missive("decode", folder + "/none.jsonl")
+        let missing = try await Fixtures.missive("decode", folder + "/none.jsonl")
         #expect(missing.status == 2)
         #expect(missing.stderr == "missive: \(folder)/none.jsonl: cannot read: no such file\n")
         // A malformed line names the file.
         try Data("{not json\n".utf8).write(to: URL(fileURLWithPath: folder + "/bad.jsonl"))
-        let bad = try Fixtures.missive("decode", folder + "/bad.jsonl")
+        let bad = try await Fixtures.missive("decode", folder + "/bad.jsonl")
         #expect(bad.status == 1)
         #expect(bad.stderr.hasPrefix("missive: \(folder)/bad.jsonl: line 1: [malformed-envelope]"))
     }
@@ -150,20 +150,20 @@ import Testing
     /// The sample conversation's hostile messages carry escape sequences, C1 controls, DEL, bidi overrides
     /// and line separators in content, fallback text, push text and objectName. None of it reaches the
     /// terminal, in any format, on any command that prints message text.
-    @Test func noControlCharacterFromASenderOrPluginReachesTheTerminal() throws {
+    @Test func noControlCharacterFromASenderOrPluginReachesTheTerminal() async throws {
         let path = Fixtures.repositoryRoot + "/SampleData/conversation.jsonl"
         let hostile = try Fixtures.conversationLines().filter { $0.text.contains("mallory") }
         #expect(hostile.count == 3)
         var runs = [
-            try Fixtures.missive("decode", path),
-            try Fixtures.missive("decode", path, "--format", "json"),
-            try Fixtures.missive(["decode", "-"], input: hostile.map(\.text).joined(separator: "\n")),
-            try Fixtures.missive("render", path, "--me", "mallory"),
-            try Fixtures.missive("render", path, "--format", "html"),
-            try Fixtures.missive("render", path, "--width", "20"),
+            try await Fixtures.missive("decode", path),
+            try await Fixtures.missive("decode", path, "--format", "json"),
+            try await Fixtures.missive(["decode", "-"], input: hostile.map(\.text).joined(separator: "\n")),
+            try await Fixtures.missive("render", path, "--me", "mallory"),
+            try await Fixtures.missive("render", path, "--format", "html"),
+            try await Fixtures.missive("render", path, "--width", "20"),
         ]
         // A check report quotes what plugins write: the fixture's digest has a line feed.
-        runs.append(try Fixtures.missive("check", "--include", "^digest", try Fixtures.fixtureLibrary("BrokenDigestNewline")))
+        runs.append(try await Fixtures.missive("check", "--include", "^digest", try Fixtures.fixtureLibrary("BrokenDigestNewline")))
         for run in runs {
             for (name, output) in [("stdout", run.stdout), ("stderr", run.stderr)] {
                 let unsafe = output.unicodeScalars.filter { TextHygiene.isUnsafe($0) && $0 != "\n" }
@@ -180,29 +180,29 @@ import Testing
         for line in runs[1].stdout.split(separator: "\n") { _ = try Self.object(line) }
     }
 
-    @Test func renderWritesItsOutputInPlaceAndNeverOverItsInput() throws {
+    @Test func renderWritesItsOutputInPlaceAndNeverOverItsInput() async throws {
         let folder = try Fixtures.temporaryDirectory()
         let input = folder + "/chat.jsonl"
         try FileManager.default.copyItem(atPath: Fixtures.repositoryRoot + "/SampleData/conversation.jsonl", toPath: input)
         // Over the input: refused, and the conversation is intact.
-        let over = try Fixtures.missive("render", input, "--output", input)
+        let over = try await Fixtures.missive("render", input, "--output", input)
         #expect(over.status == 2 && over.stderr.contains("cannot write: it is the input file"), "\(over.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == Data(contentsOf: URL(fileURLWithPath: Fixtures.repositoryRoot + "/SampleData/conversation.jsonl")))
         // An existing private file keeps its mode, and a link is written through.
         let page = folder + "/page.html"
         _ = FileManager.default.createFile(atPath: page, contents: Data("old".utf8), attributes: [.posixPermissions: 0o600])
         try FileManager.default.createSymbolicLink(atPath: folder + "/link.html", withDestinationPath: page)
-        let written = try Fixtures.missive("render", input, "--format", "html", "--output", folder + "/link.html")
+        let written = try await Fixtures.missive("render", input, "--format", "html", "--output", folder + "/link.html")
         #expect(written.status == 0, "\(written.stderr)")
         #expect(try String(contentsOfFile: page, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
         #expect((try FileManager.default.attributesOfItem(atPath: page)[.posixPermissions] as? Int) == 0o600)
         // A folder that does not exist: the system's reason.
-        let missing = try Fixtures.missive("render", input, "--output", folder + "/no/such/folder/page.html")
+        let missing = try await Fixtures.missive("render", input, "--output", folder + "/no/such/folder/page.html")
         #expect(missing.status == 2 && missing.stderr.contains("No such file or directory"), "\(missing.stderr)")
     }
 
-    @Test func inspectReadsMetadataAndRefusesNonPlugins() throws {
-        let run = try Fixtures.missive("inspect", Fixtures.library("DemoMedia"), "--format", "json")
+    @Test func inspectReadsMetadataAndRefusesNonPlugins() async throws {
+        let run = try await Fixtures.missive("inspect", Fixtures.library("DemoMedia"), "--format", "json")
         #expect(run.status == 0)
         let json = try Self.object(run.stdout)
         #expect(json["name"] as? String == "DemoMedia")
@@ -214,14 +214,14 @@ import Testing
         #expect(types.first?["media"] as? Bool == true)
 
         // A C plugin records no compiler: it needs no Swift runtime.
-        let c = try Self.object(try Fixtures.missive("inspect", Fixtures.library("CRating"), "--format", "json").stdout)
+        let c = try Self.object(try await Fixtures.missive("inspect", Fixtures.library("CRating"), "--format", "json").stdout)
         #expect(c["swiftVersion"] is NSNull)
-        let text = try Fixtures.missive("inspect", Fixtures.library("CRating")).stdout
+        let text = try await Fixtures.missive("inspect", Fixtures.library("CRating")).stdout
         #expect(text.contains("ABI:       1.1"))
         #expect(text.contains("toolchain: none recorded"))
 
         // A container and the types under it.
-        let matrix = try Self.object(try Fixtures.missive("inspect", Fixtures.library("MatrixBridge"), "--format", "json").stdout)
+        let matrix = try Self.object(try await Fixtures.missive("inspect", Fixtures.library("MatrixBridge"), "--format", "json").stdout)
         let containers = try #require(matrix["containers"] as? [[String: Any]])
         #expect(containers.map { $0["objectName"] as? String } == ["m.room.message"])
         #expect(containers.first?["key"] as? String == "msgtype")
@@ -229,7 +229,7 @@ import Testing
         #expect(matrixTypes.map { "\($0["container"] ?? "") \($0["businessID"] ?? "")" }.sorted()
             == ["m.room.message m.emote", "m.room.message m.notice", "m.room.message m.text"])
 
-        let notPlugin = try Fixtures.missive("inspect", Fixtures.repositoryRoot + "/Package.swift")
+        let notPlugin = try await Fixtures.missive("inspect", Fixtures.repositoryRoot + "/Package.swift")
         #expect(notPlugin.status == 1)
         #expect(notPlugin.stderr.contains("Package.swift: [not-a-plugin] not an ELF shared object"))
         #expect(notPlugin.stdout.isEmpty)

@@ -124,16 +124,16 @@ import Testing
         #expect(NameClashes.find(plugin(matrix, text), among: installed).isEmpty)
     }
 
-    @Test func theCLIDecodesAContainerAndNamesItsKey() throws {
+    @Test func theCLIDecodesAContainerAndNamesItsKey() async throws {
         let input = [
             #"{"id":"a","conversationID":"c","senderID":"s","sentAt":1,"objectName":"m.room.message","content":{"msgtype":"m.emote","body":"waves"}}"#,
             #"{"id":"b","conversationID":"c","senderID":"s","sentAt":2,"objectName":"m.room.message","content":{"msgtype":"m.poll","body":"?"}}"#,
         ].joined(separator: "\n")
-        let text = try Fixtures.missive(["decode", "-"], input: input)
+        let text = try await Fixtures.missive(["decode", "-"], input: input)
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.contains("#1 a  m.room.message  msgtype=m.emote  known as matrix:emote"))
         #expect(text.stdout.contains("reason:      no type is registered in m.room.message under msgtype 'm.poll'"))
-        let json = try Fixtures.missive(["decode", "-", "--format", "json"], input: input)
+        let json = try await Fixtures.missive(["decode", "-", "--format", "json"], input: input)
         let first = try CLITests.object(json.stdout.split(separator: "\n")[0])
         #expect(first["decodedAs"] as? String == "matrix:emote")
         #expect((first["container"] as? [String: Any])?["key"] as? String == "msgtype")

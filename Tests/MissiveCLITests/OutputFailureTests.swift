@@ -6,54 +6,54 @@ import Testing
 /// end when the reader of a pipe goes away.
 @Suite struct OutputFailureTests {
     /// Runs `missive` with `arguments` through `sh -c`, so that `redirections` (shell syntax) apply to it.
-    static func shell(_ arguments: String, redirections: String) throws -> Fixtures.Run {
+    static func shell(_ arguments: String, redirections: String) async throws -> Fixtures.Run {
         let journal = NSTemporaryDirectory() + "missive-tests-crashes-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: journal) }
-        return try Fixtures.run(
+        return try await Fixtures.run(
             "/bin/sh", ["-c", "\"$0\" \(arguments) \(redirections)", Fixtures.buildDirectory + "/missive"],
             environment: ["MISSIVE_METADATA_CACHE": Fixtures.cliMetadataCache, "MISSIVE_QUARANTINE": journal], timeout: .seconds(120))
     }
 
-    @Test func aFullDiskEndsTheCommandWithStatus74AndTheReason() throws {
+    @Test func aFullDiskEndsTheCommandWithStatus74AndTheReason() async throws {
         for command in ["list", "list --format json", "decode \(try Self.bigInput())", "actions"] {
-            let run = try Self.shell(command, redirections: "> /dev/full")
+            let run = try await Self.shell(command, redirections: "> /dev/full")
             #expect(run.status == 74, "\(command): \(run.status) \(run.stderr)")
             #expect(run.stderr.contains("missive: cannot write standard output: No space left on device"), "\(command): \(run.stderr)")
         }
     }
 
-    @Test func aClosedStandardOutputEndsTheCommandWithStatus74AndNoFileGetsItsNumber() throws {
+    @Test func aClosedStandardOutputEndsTheCommandWithStatus74AndNoFileGetsItsNumber() async throws {
         for command in ["list", "--help", "decode --help", "--version"] {
-            let run = try Self.shell(command, redirections: ">&-")
+            let run = try await Self.shell(command, redirections: ">&-")
             #expect(run.status == 74, "\(command): \(run.status) \(run.stderr)")
             #expect(run.stderr.contains("cannot write standard output: Bad file descriptor"), "\(command): \(run.stderr)")
         }
     }
 
-    @Test func aCheckReportThatCannotBeWrittenIsReportedAsRenderReportsIt() throws {
-        let run = try Self.shell("check \(Fixtures.library("CRating")) --strictness 1 --output /dev/full", redirections: "")
+    @Test func aCheckReportThatCannotBeWrittenIsReportedAsRenderReportsIt() async throws {
+        let run = try await Self.shell("check \(Fixtures.library("CRating")) --strictness 1 --output /dev/full", redirections: "")
         #expect(run.status == 2, "\(run.status) \(run.stderr)")
         #expect(run.stderr.contains("/dev/full: cannot write: No space left on device"), "\(run.stderr)")
     }
 
-    @Test func helpWrittenToAFullDiskIsAFailureToo() throws {
-        let run = try Self.shell("--help", redirections: "> /dev/full")
+    @Test func helpWrittenToAFullDiskIsAFailureToo() async throws {
+        let run = try await Self.shell("--help", redirections: "> /dev/full")
         #expect(run.status == 74, "\(run.status) \(run.stderr)")
     }
 
-    @Test func aClosedStandardInputIsReportedNotReadAsEmpty() throws {
-        let run = try Self.shell("decode -", redirections: "<&-")
+    @Test func aClosedStandardInputIsReportedNotReadAsEmpty() async throws {
+        let run = try await Self.shell("decode -", redirections: "<&-")
         #expect(run.status == 2, "\(run.status)")
         #expect(run.stderr.contains("<stdin>: cannot read: standard input is closed"), "\(run.stderr)")
     }
 
     /// `missive decode big.jsonl | head -1`: head reads one line and leaves; the decode ends at its next
     /// write, quietly, with the status a shell gives a program that SIGPIPE ended.
-    @Test func aReaderThatGoesAwayEndsTheCommandQuietly() throws {
+    @Test func aReaderThatGoesAwayEndsTheCommandQuietly() async throws {
         let status = NSTemporaryDirectory() + "missive-tests-status-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: status) }
         // PIPESTATUS[0] is the decode's status, not head's.
-        let pipeline = try Fixtures.run(
+        let pipeline = try await Fixtures.run(
             "/bin/bash", ["-c", "set -o pipefail; \"$0\" decode \"$1\" 2>\"$2\" | head -1 >/dev/null; echo ${PIPESTATUS[0]}",
                           Fixtures.buildDirectory + "/missive", try Self.bigInput(), status + ".err"],
             environment: ["MISSIVE_METADATA_CACHE": Fixtures.cliMetadataCache], timeout: .seconds(120))

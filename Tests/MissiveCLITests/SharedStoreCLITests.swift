@@ -13,7 +13,7 @@ import Testing
     /// The sample conversation into a new shared store; returns its path or URL.
     static func sharedStore(_ backend: StoreBackend) async throws -> String {
         let db = try await backend.newLocation()
-        let ingest = try Fixtures.missive("store", "ingest", StoreCLITests.conversation, "--db", db, "--shared")
+        let ingest = try await Fixtures.missive("store", "ingest", StoreCLITests.conversation, "--db", db, "--shared")
         #expect(ingest.status == 0, "\(ingest.stderr)")
         return db
     }
@@ -22,41 +22,41 @@ import Testing
     func eachMemberHasItsOwnCountsMarksAndConversations(backend: StoreBackend) async throws {
         let db = try await Self.sharedStore(backend)
         // Without --member, a shared store cannot say whose counts to show.
-        let anonymous = try Fixtures.missive("store", "conversations", "--db", db)
+        let anonymous = try await Fixtures.missive("store", "conversations", "--db", db)
         #expect(anonymous.status == 2 && anonymous.stderr.contains("--member"), "\(anonymous.stderr)")
         // Senders became members from their first message; a reader who never wrote joins by hand.
-        let members = try Self.json(try Fixtures.missive("store", "members", "team", "--db", db, "--format", "json").stdout)
+        let members = try Self.json(try await Fixtures.missive("store", "members", "team", "--db", db, "--format", "json").stdout)
         let names = try #require(members["members"] as? [String])
         #expect(names.contains("alice") && names.contains("bob"))
-        let joined = try Fixtures.missive("store", "join", "team", "--member", "zoe", "--db", db)
+        let joined = try await Fixtures.missive("store", "join", "team", "--member", "zoe", "--db", db)
         #expect(joined.status == 0 && joined.stdout.contains("0 unread"), "\(joined.stdout)\(joined.stderr)")
 
-        func unread(_ member: String) throws -> Int? {
-            let list = try Self.json(try Fixtures.missive("store", "conversations", "--db", db, "--member", member, "--format", "json").stdout)
+        func unread(_ member: String) async throws -> Int? {
+            let list = try Self.json(try await Fixtures.missive("store", "conversations", "--db", db, "--member", member, "--format", "json").stdout)
             return (list["conversations"] as? [[String: Any]])?.first?["unreadCount"] as? Int
         }
         // Each member's count leaves out its own messages and what was stored before it joined (its first message).
-        let alice = try #require(try unread("alice"))
-        #expect(try unread("bob") == 19)
-        #expect(try unread("carol") == 23)
-        #expect(try unread("zoe") == 0)
-        #expect(try unread("nobody") == nil)  // no conversations: never wrote, never joined
-        let read = try Self.json(try Fixtures.missive("store", "read", "team", "--up-to", "m33", "--member", "bob", "--db", db, "--format", "json").stdout)
+        let alice = try await #require(try unread("alice"))
+        await #expect(try unread("bob") == 19)
+        await #expect(try unread("carol") == 23)
+        await #expect(try unread("zoe") == 0)
+        await #expect(try unread("nobody") == nil)  // no conversations: never wrote, never joined
+        let read = try Self.json(try await Fixtures.missive("store", "read", "team", "--up-to", "m33", "--member", "bob", "--db", db, "--format", "json").stdout)
         #expect(read["unreadCount"] as? Int == 0)
-        #expect(try unread("bob") == 0)
-        #expect(try unread("alice") == alice)
+        await #expect(try unread("bob") == 0)
+        await #expect(try unread("alice") == alice)
         // Search sees only the member's conversations.
-        #expect(try Fixtures.missive("store", "search", "sushi", "--db", db, "--member", "bob").stdout.contains("m05"))
-        #expect(try Fixtures.missive("store", "search", "sushi", "--db", db, "--member", "nobody").stdout.contains("No messages match"))
-        let left = try Fixtures.missive("store", "leave", "team", "--member", "zoe", "--db", db)
+        #expect(try await Fixtures.missive("store", "search", "sushi", "--db", db, "--member", "bob").stdout.contains("m05"))
+        #expect(try await Fixtures.missive("store", "search", "sushi", "--db", db, "--member", "nobody").stdout.contains("No messages match"))
+        let left = try await Fixtures.missive("store", "leave", "team", "--member", "zoe", "--db", db)
         #expect(left.status == 0)
-        let again = try Fixtures.missive("store", "leave", "team", "--member", "zoe", "--db", db, "--format", "json")
+        let again = try await Fixtures.missive("store", "leave", "team", "--member", "zoe", "--db", db, "--format", "json")
         let againError = try Self.json(again.stdout)["error"] as? [String: Any]
         #expect(again.status == 1 && againError?["code"] as? String == "not-a-member")
         // --me is an owner, which a shared store has not.
-        let me = try Fixtures.missive("store", "conversations", "--db", db, "--me", "alice")
+        let me = try await Fixtures.missive("store", "conversations", "--db", db, "--me", "alice")
         #expect(me.status == 2 && me.stderr.contains("--member"), "\(me.stderr)")
-        #expect(try Fixtures.missive("store", "check", "--db", db).stdout.hasPrefix("Consistent"))
+        #expect(try await Fixtures.missive("store", "check", "--db", db).stdout.hasPrefix("Consistent"))
     }
 
     @Test(arguments: StoreBackend.allCases)
@@ -72,24 +72,24 @@ import Testing
         try follower.run()
         let lines = LineCollector(output.fileHandleForReading)
         // 31 stored messages and the senders' joins so far; a read mark and a delete while it follows.
-        let initial = try Self.json(try Fixtures.missive("store", "follow", "--db", db, "--once", "--format", "json").stdout.split(separator: "\n").last.map(String.init) ?? "")
+        let initial = try Self.json(try await Fixtures.missive("store", "follow", "--db", db, "--once", "--format", "json").stdout.split(separator: "\n").last.map(String.init) ?? "")
         let lastInitial = try #require(initial["position"] as? Int)
         #expect(try await lines.waitFor { $0.count >= lastInitial })
-        #expect(try Fixtures.missive("store", "read", "team", "--up-to", "m10", "--member", "bob", "--db", db).status == 0)
-        #expect(try Fixtures.missive("store", "delete", "m27", "--db", db).status == 0)
+        #expect(try await Fixtures.missive("store", "read", "team", "--up-to", "m10", "--member", "bob", "--db", db).status == 0)
+        #expect(try await Fixtures.missive("store", "delete", "m27", "--db", db).status == 0)
         #expect(try await lines.waitFor { $0.contains { $0.contains(#""kind":"deleted""#) } })
         follower.terminate()
         follower.waitUntilExit()
         var seen = try lines.lines.map { try Self.json($0) }
         let stoppedAt = try #require(seen.last?["position"] as? Int)
         // Away: more changes. A new follower from the last position prints only those.
-        #expect(try Fixtures.missive("store", "read", "team", "--up-to", "m20", "--member", "bob", "--db", db).status == 0)
-        #expect(try Fixtures.missive("store", "join", "team", "--member", "zoe", "--db", db).status == 0)
-        let resumed = try Fixtures.missive("store", "follow", "--db", db, "--after", "\(stoppedAt)", "--once", "--format", "json")
+        #expect(try await Fixtures.missive("store", "read", "team", "--up-to", "m20", "--member", "bob", "--db", db).status == 0)
+        #expect(try await Fixtures.missive("store", "join", "team", "--member", "zoe", "--db", db).status == 0)
+        let resumed = try await Fixtures.missive("store", "follow", "--db", db, "--after", "\(stoppedAt)", "--once", "--format", "json")
         seen += try resumed.stdout.split(separator: "\n").map { try Self.json(String($0)) }
         let positions = seen.compactMap { $0["position"] as? Int }
         #expect(positions == positions.sorted() && Set(positions).count == positions.count)
-        let all = try Fixtures.missive("store", "follow", "--db", db, "--once", "--format", "json").stdout.split(separator: "\n")
+        let all = try await Fixtures.missive("store", "follow", "--db", db, "--once", "--format", "json").stdout.split(separator: "\n")
         #expect(positions.count == all.count)
         let kinds = seen.compactMap { $0["kind"] as? String }
         #expect(kinds.filter { $0 == "stored" }.count == 31)
@@ -99,10 +99,10 @@ import Testing
 
 extension SharedStoreCLITests {
     /// `postgres:` without its `//` is a malformed URL, never a file of that name.
-    @Test func aPostgresURLWithoutItsSlashesIsRefusedNotTakenForAFile() throws {
+    @Test func aPostgresURLWithoutItsSlashesIsRefusedNotTakenForAFile() async throws {
         let folder = try Fixtures.temporaryDirectory()
         for db in ["postgres:x", "postgresql:/x", "postgres:u:secret@host/db"] {
-            let run = try Fixtures.missive(["store", "ingest", "-", "--db", db, "--shared"], input: "", directory: folder)
+            let run = try await Fixtures.missive(["store", "ingest", "-", "--db", db, "--shared"], input: "", directory: folder)
             #expect(run.status == 2 && run.stderr.contains("is not a PostgreSQL URL"), "\(db): \(run.stderr)")
             #expect(!run.stderr.contains("secret"))
         }

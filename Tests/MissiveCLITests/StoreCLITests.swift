@@ -17,66 +17,66 @@ import Testing
 
     @Test func ingestListShowSearchReadDeleteInTextAndJSON() async throws {
         let db = try Fixtures.temporaryDirectory() + "/store.sqlite"
-        let ingest = try Fixtures.missive("store", "ingest", Self.conversation, "--db", db, "--me", "alice", "--format", "json")
+        let ingest = try await Fixtures.missive("store", "ingest", Self.conversation, "--db", db, "--me", "alice", "--format", "json")
         #expect(ingest.status == 0, "\(ingest.stderr)")
         let report = try Self.json(ingest.stdout)
         #expect(report["stored"] as? Int == 31)
         #expect((report["notStored"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["m04", "m31"])
         // Again: every message is a duplicate, nothing changes.
-        let again = try Fixtures.missive("store", "ingest", Self.conversation, "--db", db)
+        let again = try await Fixtures.missive("store", "ingest", Self.conversation, "--db", db)
         #expect(again.stdout.contains("Stored 0, 31 already stored"), "\(again.stdout)")
 
-        let list = try Self.json(try Fixtures.missive("store", "conversations", "--db", db, "--format", "json").stdout)
+        let list = try Self.json(try await Fixtures.missive("store", "conversations", "--db", db, "--format", "json").stdout)
         let team = try #require((list["conversations"] as? [[String: Any]])?.first)
         #expect(team["unreadCount"] as? Int == 19)
         #expect((team["lastMessage"] as? [String: Any])?["id"] as? String == "m33")
-        let text = try Fixtures.missive("store", "conversations", "--db", db)
+        let text = try await Fixtures.missive("store", "conversations", "--db", db)
         #expect(text.stdout.contains("team") && text.stdout.contains("19"))
 
         // The transcript: alice's messages, the thread counter of m25 and the quoted originals, from the store.
-        let shown = try Fixtures.missive("store", "show", "team", "--db", db, "--width", "80")
+        let shown = try await Fixtures.missive("store", "show", "team", "--db", db, "--width", "80")
         #expect(shown.status == 0, "\(shown.stderr)")
         #expect(shown.stdout.contains("Lunch today?") && shown.stdout.contains("2 replies"))
         #expect(!shown.stdout.contains("\u{1B}"))
         // A page of the newest messages still quotes m25, which is outside the page.
-        let page = try Fixtures.missive("store", "show", "team", "--db", db, "--limit", "5", "--width", "80")
+        let page = try await Fixtures.missive("store", "show", "team", "--db", db, "--limit", "5", "--width", "80")
         // m28 quotes m25, found in the store although it is not on the page; m29 quotes m00, which no one has.
         #expect(page.stdout.contains("Lunch today?"))
         #expect(page.stdout.components(separatedBy: QuotedPreview.notFoundText).count == 2)
         #expect(!page.stdout.contains("Morning! Lunch plans?"))
-        let html = try Fixtures.missive("store", "show", "team", "--db", db, "--render", "html")
+        let html = try await Fixtures.missive("store", "show", "team", "--db", db, "--render", "html")
         #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && !html.stdout.contains("<script"))
 
-        let search = try Self.json(try Fixtures.missive("store", "search", "大好き", "--db", db, "--format", "json").stdout)
+        let search = try Self.json(try await Fixtures.missive("store", "search", "大好き", "--db", db, "--format", "json").stdout)
         let hits = try #require(search["hits"] as? [[String: Any]])
         #expect(hits.compactMap { ($0["message"] as? [String: Any])?["id"] as? String } == ["m28"])
         #expect((hits.first?["snippet"] as? String)?.contains("[大好き]") == true)
-        let searchText = try Fixtures.missive("store", "search", "sushi", "--db", db, "--conversation", "team")
+        let searchText = try await Fixtures.missive("store", "search", "sushi", "--db", db, "--conversation", "team")
         #expect(searchText.status == 0 && searchText.stdout.contains("m05"))
 
-        let read = try Self.json(try Fixtures.missive("store", "read", "team", "--up-to", "m28", "--db", db, "--format", "json").stdout)
+        let read = try Self.json(try await Fixtures.missive("store", "read", "team", "--up-to", "m28", "--db", db, "--format", "json").stdout)
         #expect(read["unreadCount"] as? Int == 2)  // m29, m30
         // An earlier message leaves the mark where it is, and says so.
-        let earlier = try Self.json(try Fixtures.missive("store", "read", "team", "--up-to", "m05", "--db", db, "--format", "json").stdout)
+        let earlier = try Self.json(try await Fixtures.missive("store", "read", "team", "--up-to", "m05", "--db", db, "--format", "json").stdout)
         #expect(earlier["readUpTo"] as? String == "m28" && earlier["unreadCount"] as? Int == 2)
         // --output never writes over the store, nor its WAL files.
         for file in [db, db + "-wal"] {
-            let over = try Fixtures.missive("store", "show", "team", "--db", db, "--output", file)
+            let over = try await Fixtures.missive("store", "show", "team", "--db", db, "--output", file)
             #expect(over.status == 2 && over.stderr.contains("it is the store's database"), "\(over.stderr)")
         }
         let exported = db + ".json"
-        #expect(try Fixtures.missive("store", "show", "team", "--db", db, "--format", "json", "--output", exported).stdout.isEmpty)
+        #expect(try await Fixtures.missive("store", "show", "team", "--db", db, "--format", "json", "--output", exported).stdout.isEmpty)
         #expect((try Self.json(String(decoding: try Data(contentsOf: URL(fileURLWithPath: exported)), as: UTF8.self))["messages"] as? [Any])?.count == 31)
         // A word that starts with '-' is a word.
-        #expect(try Fixtures.missive("store", "search", "-sushi", "--db", db).status == 0)
+        #expect(try await Fixtures.missive("store", "search", "-sushi", "--db", db).status == 0)
 
-        let refused = try Fixtures.missive("store", "delete", "m25", "--db", db)
+        let refused = try await Fixtures.missive("store", "delete", "m25", "--db", db)
         #expect(refused.status == 1 && refused.stderr.contains("'m25' has 2 replies; delete them first"), "\(refused.stderr)")
-        let refusedJSON = try Self.json(try Fixtures.missive("store", "delete", "m25", "--db", db, "--format", "json").stdout)
+        let refusedJSON = try Self.json(try await Fixtures.missive("store", "delete", "m25", "--db", db, "--format", "json").stdout)
         #expect((refusedJSON["error"] as? [String: Any])?["code"] as? String == "has-replies")
-        #expect(try Fixtures.missive("store", "delete", "m27", "--db", db).status == 0)
-        #expect(try Fixtures.missive("store", "delete", "m27", "--db", db).status == 1)
-        let check = try Fixtures.missive("store", "check", "--db", db)
+        #expect(try await Fixtures.missive("store", "delete", "m27", "--db", db).status == 0)
+        #expect(try await Fixtures.missive("store", "delete", "m27", "--db", db).status == 1)
+        let check = try await Fixtures.missive("store", "check", "--db", db)
         #expect(check.status == 0 && check.stdout.hasPrefix("Consistent"), "\(check.stdout)\(check.stderr)")
     }
 
@@ -89,33 +89,33 @@ import Testing
                 + "{not json\n"
                 + #"{"id":"b","conversationID":"c","senderID":"s","sentAt":2,"objectName":"MS:Text","content":{"content":"also fine"}}"# + "\n").utf8
         ).write(to: URL(fileURLWithPath: input))
-        let run = try Fixtures.missive("store", "ingest", input, "--db", db)
+        let run = try await Fixtures.missive("store", "ingest", input, "--db", db)
         #expect(run.status == 1)
         #expect(run.stderr.contains("mixed.jsonl: line 2:"), "\(run.stderr)")
         #expect(run.stdout.contains("Stored 2"))
         // The malformed query, the unknown conversation, the wrong owner, a file that is not a store.
-        let query = try Fixtures.missive("store", "search", "\"open", "--db", db)
+        let query = try await Fixtures.missive("store", "search", "\"open", "--db", db)
         #expect(query.status == 1 && query.stderr.contains("never closed"), "\(query.stderr)")
-        #expect(try Fixtures.missive("store", "show", "nope", "--db", db).stderr.contains("conversation 'nope' has no stored messages"))
-        #expect(try Fixtures.missive("store", "read", "c", "--up-to", "zzz", "--db", db).status == 1)
+        #expect(try await Fixtures.missive("store", "show", "nope", "--db", db).stderr.contains("conversation 'nope' has no stored messages"))
+        #expect(try await Fixtures.missive("store", "read", "c", "--up-to", "zzz", "--db", db).status == 1)
         // Only ingest gives a store its owner: a reading command's --me is checked, never kept.
-        _ = try Fixtures.missive("store", "conversations", "--db", db, "--me", "typo")
+        _ = try await Fixtures.missive("store", "conversations", "--db", db, "--me", "typo")
         #expect(try SQLiteMessageStore(path: db).owner == nil)
-        _ = try Fixtures.missive("store", "ingest", input, "--db", db, "--me", "alice")
-        let owner = try Fixtures.missive("store", "conversations", "--db", db, "--me", "bob")
+        _ = try await Fixtures.missive("store", "ingest", input, "--db", db, "--me", "alice")
+        let owner = try await Fixtures.missive("store", "conversations", "--db", db, "--me", "bob")
         #expect(owner.status == 2 && owner.stderr.contains("belongs to 'alice'"), "\(owner.stderr)")
-        let malformed = try Self.json(try Fixtures.missive("store", "search", "\"", "--db", db, "--format", "json").stdout)
+        let malformed = try Self.json(try await Fixtures.missive("store", "search", "\"", "--db", db, "--format", "json").stdout)
         #expect((malformed["error"] as? [String: Any])?["database"] as? String == db)
-        let notAStore = try Fixtures.missive("store", "conversations", "--db", input)
+        let notAStore = try await Fixtures.missive("store", "conversations", "--db", input)
         #expect(notAStore.status == 2 && notAStore.stderr.contains(input), "\(notAStore.stderr)")
-        #expect(try Fixtures.missive("store", "ingest", input, "--db", db, "--batch-size", "0").status == 2)
+        #expect(try await Fixtures.missive("store", "ingest", input, "--db", db, "--batch-size", "0").status == 2)
     }
 
     @Test func aPipeIsIngestedAsItComesAndAMistypedStoreIsNotCreated() async throws {
         let folder = try Fixtures.temporaryDirectory()
         let db = folder + "/store.sqlite"
         // A reading command never creates a store.
-        let missing = try Fixtures.missive("store", "conversations", "--db", folder + "/typo.sqlite")
+        let missing = try await Fixtures.missive("store", "conversations", "--db", folder + "/typo.sqlite")
         #expect(missing.status == 2 && missing.stderr.contains("no store there"), "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/typo.sqlite"))
         // Lines written to the pipe are committed before it is closed.
@@ -142,14 +142,14 @@ import Testing
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         // /dev/null and a FIFO are read like files.
-        #expect(try Fixtures.missive("store", "ingest", "/dev/null", "--db", db).status == 0)
+        #expect(try await Fixtures.missive("store", "ingest", "/dev/null", "--db", db).status == 0)
         let fifo = folder + "/fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/bin/sh")
         writer.arguments = ["-c", "printf '%s\\n' '\(line.replacingOccurrences(of: "p1", with: "p2"))' > '\(fifo)'"]
         try writer.run()
-        let fromFIFO = try Fixtures.missive("store", "ingest", fifo, "--db", db)
+        let fromFIFO = try await Fixtures.missive("store", "ingest", fifo, "--db", db)
         writer.waitUntilExit()
         #expect(fromFIFO.status == 0 && fromFIFO.stdout.contains("Stored 1"), "\(fromFIFO.stdout)\(fromFIFO.stderr)")
         // decode, render and act read their input the same way.
@@ -157,7 +157,7 @@ import Testing
         decodeWriter.executableURL = URL(fileURLWithPath: "/bin/sh")
         decodeWriter.arguments = writer.arguments
         try decodeWriter.run()
-        let decoded = try Fixtures.missive("decode", fifo, "--format", "json")
+        let decoded = try await Fixtures.missive("decode", fifo, "--format", "json")
         decodeWriter.waitUntilExit()
         #expect(decoded.status == 0 && decoded.stdout.contains(#""id":"p2""#), "\(decoded.stderr)")
     }
@@ -168,8 +168,8 @@ import Testing
             #"{"id":"\#(id)","conversationID":"\#(conversation)","senderID":"s","sentAt":\#(id == "m1" ? 2 : 1),"objectName":"MS:Text","content":{"content":"x"}}"#
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/wide.jsonl", atomically: true, encoding: .utf8)
-        _ = try Fixtures.missive("store", "ingest", folder + "/wide.jsonl", "--db", folder + "/store.sqlite")
-        let rows = try Fixtures.missive("store", "conversations", "--db", folder + "/store.sqlite").stdout.split(separator: "\n")
+        _ = try await Fixtures.missive("store", "ingest", folder + "/wide.jsonl", "--db", folder + "/store.sqlite")
+        let rows = try await Fixtures.missive("store", "conversations", "--db", folder + "/store.sqlite").stdout.split(separator: "\n")
         // The UNREAD column starts at the same terminal cell on every row.
         let starts = rows.map { row in TerminalWidth.of(row[..<row.range(of: row.hasPrefix("  CONV") ? "UNREAD" : "1")!.lowerBound]) }
         #expect(Set(starts).count == 1, "\(rows)")
@@ -177,7 +177,7 @@ import Testing
 
     @Test func theDefaultDatabaseIsInTheUsersDataFolder() async throws {
         let home = try Fixtures.temporaryDirectory()
-        let run = try Fixtures.missive("store", "ingest", Self.conversation, environment: ["XDG_DATA_HOME": home + "/data"])
+        let run = try await Fixtures.missive("store", "ingest", Self.conversation, environment: ["XDG_DATA_HOME": home + "/data"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(FileManager.default.fileExists(atPath: home + "/data/missive/store.sqlite"))
     }
@@ -190,13 +190,13 @@ import Testing
         let without = MessageRegistry.discover(searchPath: Fixtures.searchPath(try Fixtures.stage(["DemoMedia", "CRating", "MatrixBridge"])))
         let store = try SQLiteMessageStore(path: db, owner: "alice")
         _ = try await store.ingest(try Fixtures.conversationLines().map { line throws(MissiveError) in try IncomingMessage(line: line, registry: without.registry) })
-        let run = try Fixtures.missive("store", "redecode", "--db", db, "--format", "json")
+        let run = try await Fixtures.missive("store", "redecode", "--db", db, "--format", "json")
         #expect(run.status == 0, "\(run.stderr)")
         let report = try Self.json(run.stdout)
         #expect(report["decoded"] as? Int == 5)  // m02, m23 (demo:link), m25 (demo:poll), m03, m20 (MS:Custom)
-        let text = try Fixtures.missive("store", "redecode", "--db", db)
+        let text = try await Fixtures.missive("store", "redecode", "--db", db)
         #expect(text.stdout.contains("0 decoded"), "\(text.stdout)")
-        #expect(try Fixtures.missive("store", "search", "menu", "--db", db).stdout.contains("m02"))
+        #expect(try await Fixtures.missive("store", "search", "menu", "--db", db).stdout.contains("m02"))
     }
 
     // MARK: Crash safety
@@ -265,7 +265,7 @@ import Testing
             #expect(storedSet == Set(keptIDs.prefix(wholeBatches * batch).compactMap { $0 }), "\(context)")
         }
         // Ingesting the same file again stores the rest, each message once.
-        let finish = try Fixtures.missive("store", "ingest", input, "--db", db, "--me", "me", "--format", "json")
+        let finish = try await Fixtures.missive("store", "ingest", input, "--db", db, "--me", "me", "--format", "json")
         #expect(finish.status == 0, "\(finish.stderr)")
         let store = try await backend.open(db, kind: nil)
         #expect(try await Self.storedIDs(store).count == keptIDs.compactMap { $0 }.count)

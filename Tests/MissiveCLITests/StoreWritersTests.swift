@@ -39,7 +39,7 @@ import Testing
             files.append(file)
         }
         // The store exists before the writers start (a shared store, so that each sender joins its conversations).
-        let create = try Fixtures.missive("store", "ingest", "-", "--db", location, "--shared", input: "")
+        let create = try await Fixtures.missive("store", "ingest", "-", "--db", location, "--shared", input: "")
         #expect(create.status == 0, "\(create.stderr)")
         let writers = try files.map { file in
             try Self.start(["store", "ingest", file, "--db", location, "--batch-size", "50", "--format", "json"])

@@ -88,10 +88,10 @@ import Testing
 
     // MARK: - Keys, signing and verifying through the CLI
 
-    @Test func keygenSignAndVerifyRoundTripThroughTheCLI() throws {
+    @Test func keygenSignAndVerifyRoundTripThroughTheCLI() async throws {
         let lab = try Lab()
         let key = lab.root + "/release"
-        let made = try Fixtures.missive(["keygen", key, "--comment", "Test release key"])
+        let made = try await Fixtures.missive(["keygen", key, "--comment", "Test release key"])
         #expect(made.status == 0, "\(made.stderr)")
         #expect(try Self.mode(key) == 0o600)
         #expect(try Self.mode(key + ".pub") == 0o644)
@@ -104,20 +104,20 @@ import Testing
         #expect(try String(contentsOfFile: key + ".pub", encoding: .utf8).hasPrefix("missive-public-key 1\n"))
 
         // Never written over: neither file changes, whichever one exists.
-        let again = try Fixtures.missive(["keygen", key])
+        let again = try await Fixtures.missive(["keygen", key])
         #expect(again.status == 1)
         #expect(again.stderr.contains("a key file is never written over"))
         #expect(try String(contentsOfFile: key, encoding: .utf8) == privateText)
         try FileManager.default.removeItem(atPath: key)
-        #expect(try Fixtures.missive(["keygen", key]).status == 1)
+        #expect(try await Fixtures.missive(["keygen", key]).status == 1)
         #expect(!FileManager.default.fileExists(atPath: key))
 
         let plugin = try lab.copy("DemoMessages")
-        let signed = try Fixtures.missive(["sign", plugin, "--key", lab.root + "/release-restored"])
+        let signed = try await Fixtures.missive(["sign", plugin, "--key", lab.root + "/release-restored"])
         #expect(signed.status == 2, "a missing key is a usage error")
         try privateText.write(toFile: key, atomically: false, encoding: .utf8)
         chmod(key, 0o600)
-        let sign = try Fixtures.missive(["sign", plugin, "--key", key])
+        let sign = try await Fixtures.missive(["sign", plugin, "--key", key])
         #expect(sign.status == 0, "\(sign.stderr)")
         #expect(sign.stdout.contains("signed DemoMessages 1.0.0 (\(plugin)) with \(publicKey.fingerprint) (Test release key): wrote \(plugin).sig"))
 
@@ -130,14 +130,14 @@ import Testing
         #expect(statement.objectNames == metadata.types.map(\.objectName).sorted())
         #expect(signature.key.fingerprint == publicKey.fingerprint)
 
-        let verified = try Fixtures.missive(["verify", plugin, "--key", key + ".pub"])
+        let verified = try await Fixtures.missive(["verify", plugin, "--key", key + ".pub"])
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
         #expect(verified.stdout.contains("\(plugin): trusted: signed by \(publicKey.fingerprint) (Test release key), trusted by \(key).pub"))
 
         // The trusted-key folders, as hosts read them, and JSON.
         let keys = try lab.folder("trusted")
         try FileManager.default.copyItem(atPath: key + ".pub", toPath: keys + "/release.pub")
-        let json = try Fixtures.missive(["verify", plugin, "--format", "json"], environment: Self.environment(keys: keys, mode: nil))
+        let json = try await Fixtures.missive(["verify", plugin, "--format", "json"], environment: Self.environment(keys: keys, mode: nil))
         #expect(json.status == 0, "\(json.stdout)\(json.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let file = try #require((object["files"] as? [[String: Any]])?.first)
@@ -150,7 +150,7 @@ import Testing
 
         // Without any trusted key it is a good signature by an untrusted key, exit code 1.
         let empty = try lab.folder("none")
-        let untrusted = try Fixtures.missive(["verify", plugin], environment: Self.environment(keys: empty, mode: nil))
+        let untrusted = try await Fixtures.missive(["verify", plugin], environment: Self.environment(keys: empty, mode: nil))
         #expect(untrusted.status == 1)
         #expect(untrusted.stdout.contains("\(plugin): untrusted-key: signed by \(publicKey.fingerprint), which is not a trusted key"))
     }
@@ -180,7 +180,7 @@ import Testing
 
     // MARK: - Refusals under require, warnings under warn
 
-    @Test func aFileChangedAfterSigningIsRefused() throws {
+    @Test func aFileChangedAfterSigningIsRefused() async throws {
         let lab = try Lab()
         let key = try lab.key("vendor")
         let trusted = [TrustedKey(key: key.signing.publicKey, source: "test")]
@@ -202,7 +202,7 @@ import Testing
         let warned = try PluginTrustPolicy(mode: .warn, trustedKeys: trusted).admit(file: plugin, metadata: try PluginMetadata.read(fromFile: plugin))
         #expect(warned.warnings.map(\.code) == [.modifiedAfterSigning])
 
-        let verified = try Fixtures.missive(["verify", plugin, "--key", key.publicPath])
+        let verified = try await Fixtures.missive(["verify", plugin, "--key", key.publicPath])
         #expect(verified.status == 1)
         #expect(verified.stdout.contains("\(plugin): modified-after-signing: the file changed after it was signed"))
 
@@ -219,7 +219,7 @@ import Testing
         #expect(replaced.message.contains("its version is now '0.9.0', signed '1.0.0'"), "\(replaced.message)")
     }
 
-    @Test func aKeyThatIsNotTrustedIsRefusedUnderRequire() throws {
+    @Test func aKeyThatIsNotTrustedIsRefusedUnderRequire() async throws {
         let lab = try Lab()
         let signer = try lab.key("stranger", comment: "Stranger")
         let vendor = try lab.key("vendor", comment: "Vendor")
@@ -241,7 +241,7 @@ import Testing
         #expect(admission.warnings.map(\.code) == [.untrustedKey])
         #expect(admission.signature?.signer?.fingerprint == signer.signing.publicKey.fingerprint)
 
-        let verified = try Fixtures.missive(["verify", plugin, "--key", vendor.publicPath])
+        let verified = try await Fixtures.missive(["verify", plugin, "--key", vendor.publicPath])
         #expect(verified.status == 1)
         #expect(verified.stdout.contains("untrusted-key: signed by \(signer.signing.publicKey.fingerprint)"))
         // Trusting the signer's key as well admits it.
@@ -249,7 +249,7 @@ import Testing
         #expect(try Self.refusal(PluginTrustPolicy(mode: .require, trustedKeyFolders: [keys]), plugin) == nil)
     }
 
-    @Test func anUnsignedPluginIsRefusedUnderRequireWarnedUnderWarnAndLoadsUnderOff() throws {
+    @Test func anUnsignedPluginIsRefusedUnderRequireWarnedUnderWarnAndLoadsUnderOff() async throws {
         let lab = try Lab()
         let key = try lab.key("vendor")
         let trusted = [TrustedKey(key: key.signing.publicKey, source: "test")]
@@ -272,7 +272,7 @@ import Testing
         #expect(PluginTrustPolicy().mode == .off)
         #expect(PluginTrustPolicy.standard(environment: [:]).mode == .off)
 
-        let verified = try Fixtures.missive(["verify", plugin, "--key", key.publicPath, "--format", "json"])
+        let verified = try await Fixtures.missive(["verify", plugin, "--key", key.publicPath, "--format", "json"])
         #expect(verified.status == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(verified.stdout.utf8)) as? [String: Any])
         let file = try #require((object["files"] as? [[String: Any]])?.first)
@@ -304,7 +304,7 @@ import Testing
         #expect(insecure.registry.type(objectName: "demo:rating") == nil)
     }
 
-    @Test func theCommandsThatLoadPluginsApplyThePolicy() throws {
+    @Test func theCommandsThatLoadPluginsApplyThePolicy() async throws {
         let lab = try Lab()
         let key = try lab.key("vendor")
         let keys = try lab.folder("keys")
@@ -315,29 +315,29 @@ import Testing
         let unsigned = try lab.copy("CRating", into: plugins)
         let line = #"{"objectName":"demo:rating","id":"m1","conversationID":"c","senderID":"s","sentAt":1,"content":{"score":4}}"# + "\n"
 
-        let required = try Fixtures.missive(
+        let required = try await Fixtures.missive(
             ["decode", "-", "--plugin-path", plugins, "--format", "json"], input: line, environment: Self.environment(keys: keys, mode: "require"))
         #expect(required.status == 0, "\(required.stderr)")
         #expect(required.stderr.contains("refused plugin: not signed: there is no signature file \(unsigned).sig"), "\(required.stderr)")
         #expect(required.stdout.contains(#""known":false"#))
 
         // With a trusted key installed and MISSIVE_TRUST unset, the CLI warns and loads.
-        let warned = try Fixtures.missive(
+        let warned = try await Fixtures.missive(
             ["decode", "-", "--plugin-path", plugins, "--format", "json"], input: line, environment: Self.environment(keys: keys, mode: nil))
         #expect(warned.stderr.contains("plugin not trusted: not signed"), "\(warned.stderr)")
         #expect(warned.stdout.contains(#""known":true"#))
 
-        let list = try Fixtures.missive(["list", "--plugin-path", plugins, "--format", "json"], environment: Self.environment(keys: keys, mode: "require"))
+        let list = try await Fixtures.missive(["list", "--plugin-path", plugins, "--format", "json"], environment: Self.environment(keys: keys, mode: "require"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])
         let rejected = try #require(object["rejected"] as? [[String: Any]])
         #expect(rejected.contains { $0["file"] as? String == unsigned && $0["code"] as? String == "unsigned-plugin" })
         #expect(!rejected.contains { $0["file"] as? String == signed })
 
-        let typo = try Fixtures.missive(["list", "--plugin-path", plugins], environment: Self.environment(keys: keys, mode: "requier"))
+        let typo = try await Fixtures.missive(["list", "--plugin-path", plugins], environment: Self.environment(keys: keys, mode: "requier"))
         #expect(typo.status == 2)
     }
 
-    @Test func aBadOrMalformedSignatureIsRefused() throws {
+    @Test func aBadOrMalformedSignatureIsRefused() async throws {
         let lab = try Lab()
         let key = try lab.key("vendor")
         let policy = PluginTrustPolicy(mode: .require, trustedKeys: [TrustedKey(key: key.signing.publicKey, source: "test")])
@@ -369,23 +369,23 @@ import Testing
         // The good one back: admitted again.
         try good.write(toFile: plugin + ".sig", atomically: true, encoding: .utf8)
         #expect(try Self.refusal(policy, plugin) == nil)
-        let verified = try Fixtures.missive(["verify", plugin, "--key", key.publicPath])
+        let verified = try await Fixtures.missive(["verify", plugin, "--key", key.publicPath])
         #expect(verified.status == 0, "\(verified.stdout)")
     }
 
-    @Test func aPrivateKeyOthersCanReadSignsNothing() throws {
+    @Test func aPrivateKeyOthersCanReadSignsNothing() async throws {
         let lab = try Lab()
         let key = try lab.key("vendor")
         chmod(key.privatePath, 0o644)
         let plugin = try lab.copy("CRating")
-        let run = try Fixtures.missive(["sign", plugin, "--key", key.privatePath])
+        let run = try await Fixtures.missive(["sign", plugin, "--key", key.privatePath])
         #expect(run.status == 2)
         #expect(run.stderr.contains("the private key may be read by its group or others (mode 0644)"))
         #expect(!FileManager.default.fileExists(atPath: plugin + ".sig"))
         chmod(key.privatePath, 0o600)
-        #expect(try Fixtures.missive(["sign", plugin, "--key", key.privatePath]).status == 0)
+        #expect(try await Fixtures.missive(["sign", plugin, "--key", key.privatePath]).status == 0)
         // A public key where the private one belongs is refused by what it is.
-        let wrong = try Fixtures.missive(["sign", plugin, "--key", key.publicPath])
+        let wrong = try await Fixtures.missive(["sign", plugin, "--key", key.publicPath])
         #expect(wrong.status == 2)
         #expect(wrong.stderr.contains("not a Missive private key file: its first line is not 'missive-private-key 1' but 'missive-public-key 1'"))
     }
@@ -575,33 +575,33 @@ import Testing
 
     // MARK: - Install under the host's policy
 
-    @Test func installVerifiesUnderTheHostsPolicy() throws {
+    @Test func installVerifiesUnderTheHostsPolicy() async throws {
         let lab = try Lab()
         let home = try InstallTests.Home()
         let keys = try lab.folder("keys")
         let key = try lab.key("vendor")
         let unsigned = try lab.copy("CRating")
-        func install(_ mode: String?, _ file: String) throws -> Fixtures.Run {
-            try Fixtures.missive(
+        func install(_ mode: String?, _ file: String) async throws -> Fixtures.Run {
+            try await Fixtures.missive(
                 ["install", file, "--strictness", "1"], environment: home.environment.merging(Self.environment(keys: keys, mode: mode)) { _, new in new })
         }
 
         // Under require an unsigned plugin is refused before anything of it runs, and nothing is installed.
-        let refused = try install("require", unsigned)
+        let refused = try await install("require", unsigned)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("\(unsigned): refused: [unsigned-plugin] not signed: there is no signature file \(unsigned).sig"), "\(refused.stderr)")
         #expect(home.files(home.userFolder).isEmpty)
-        #expect(try Fixtures.missive(["install", unsigned, "--strictness", "1"], environment: home.environment.merging(["MISSIVE_TRUST": "sometimes"]) { _, new in new }).status == 2)
+        #expect(try await Fixtures.missive(["install", unsigned, "--strictness", "1"], environment: home.environment.merging(["MISSIVE_TRUST": "sometimes"]) { _, new in new }).status == 2)
 
         // Signed by a key that is not trusted yet: refused with that reason.
         try lab.sign(unsigned, with: key.signing)
-        let untrusted = try install("require", unsigned)
+        let untrusted = try await install("require", unsigned)
         #expect(untrusted.status == 1)
         #expect(untrusted.stderr.contains("refused: [untrusted-key]"))
 
         // Trusted: installed with its signature, which stays good under the installed name.
         try FileManager.default.copyItem(atPath: key.publicPath, toPath: keys + "/vendor.pub")
-        let installed = try install("require", unsigned)
+        let installed = try await install("require", unsigned)
         #expect(installed.status == 0, "\(installed.stderr)")
         #expect(installed.stdout.contains("(with its signature)"))
         #expect(home.files(home.userFolder) == ["libCRating.so", "libCRating.so.sig"])
@@ -611,14 +611,14 @@ import Testing
         // Under warn (the default once a key is trusted) an unsigned plugin installs with a warning, and the
         // earlier copy's signature goes.
         let bare = try lab.copy("CRating", into: try lab.folder("bare"))
-        let warned = try install(nil, bare)
+        let warned = try await install(nil, bare)
         #expect(warned.status == 0, "\(warned.stderr)")
         #expect(warned.stderr.contains("warning: plugin not trusted: not signed: there is no signature file \(bare).sig"), "\(warned.stderr)")
         #expect(home.files(home.userFolder) == ["libCRating.so"])
 
         // Uninstalling removes a signature with its plugin.
-        #expect(try install("require", unsigned).status == 0)
-        #expect(try home.missive("uninstall", "CRating").status == 0)
+        await #expect(try install("require", unsigned).status == 0)
+        await #expect(try home.missive("uninstall", "CRating").status == 0)
         #expect(home.files(home.userFolder).isEmpty)
     }
 }

@@ -8,7 +8,7 @@ import Testing
 /// before loading, failures come with reasons and defined fallbacks, and the metadata macros refuse what
 /// would break the metadata.
 @Suite struct ABIContractTests {
-    @Test func theCSampleAsReleasedForABI10StillLoadsAndDecodes() throws {
+    @Test func theCSampleAsReleasedForABI10StillLoadsAndDecodes() async throws {
         let path = try Fixtures.fixtureLibrary("Legacy10")
         let plugin = try PluginLoader.load(path)
         #expect(plugin.info.abiVersion == "1.0")
@@ -22,7 +22,7 @@ import Testing
         #expect(message.digest == "[Rating] ★★★☆☆ fine")
         #expect(try message.reencoded().content.text == content)
         // The checker holds it to the same rules as a 1.1 plugin.
-        let run = try Fixtures.missive("check", "--format", "json", path)
+        let run = try await Fixtures.missive("check", "--format", "json", path)
         #expect(run.status == 0, "\(run.stdout)")
     }
 
@@ -89,8 +89,8 @@ import Testing
         #expect(!message.digest.isEmpty)
     }
 
-    @Test func aDecoderThatRefusesUnknownMembersFailsTheCheck() throws {
-        let run = try Fixtures.missive("check", "--format", "json", try Fixtures.fixtureLibrary("BrokenRefusesUnknownMembers"))
+    @Test func aDecoderThatRefusesUnknownMembersFailsTheCheck() async throws {
+        let run = try await Fixtures.missive("check", "--format", "json", try Fixtures.fixtureLibrary("BrokenRefusesUnknownMembers"))
         #expect(run.status == 1)
         let report = try ConformanceTests.Report(run.stdout)
         #expect(report.outcome("libBrokenRefusesUnknownMembers.so", "content.unknown-members") == "failed")
@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test(arguments: [#""Acme \"Labs\"""#, #""Acme\\Labs""#, #""Acme\nLabs""#, #""Acme\0Labs""#, #""""#])
-    func theMetadataMacrosRefuseTextThatWouldBreakTheJSON(vendor: String) throws {
+    func theMetadataMacrosRefuseTextThatWouldBreakTheJSON(vendor: String) async throws {
         let folder = try Fixtures.temporaryDirectory()
         let source = """
             #include "missive_plugin.h"
@@ -109,12 +109,12 @@ import Testing
             """
         try source.write(toFile: folder + "/quoted.c", atomically: true, encoding: .utf8)
         let include = Fixtures.repositoryRoot + "/Sources/CMissivePlugin/include"
-        let run = try Fixtures.run("/bin/sh", ["-c", "cc -c -I '\(include)' quoted.c -o quoted.o"], directory: folder)
+        let run = try await Fixtures.run("/bin/sh", ["-c", "cc -c -I '\(include)' quoted.c -o quoted.o"], directory: folder)
         #expect(run.status != 0)
         #expect(run.stderr.contains("must be a non-empty string literal without a quote, a backslash, a NUL or a control character"), "\(run.stderr)")
     }
 
-    @Test func theEntryIsExportedUnderHiddenVisibilityAndTheLayoutHoldsInCPlusPlus() throws {
+    @Test func theEntryIsExportedUnderHiddenVisibilityAndTheLayoutHoldsInCPlusPlus() async throws {
         let folder = try Fixtures.temporaryDirectory()
         let include = Fixtures.repositoryRoot + "/Sources/CMissivePlugin/include"
         // C++ compiles the header's layout assertions with static_assert, and the macros' checks too. The
@@ -124,7 +124,7 @@ import Testing
             MISSIVE_METADATA_PLUGIN("Cxx", "1.0.0", "Ünïcödé Labs");
             extern "C" const missive_plugin *missive_plugin_entry_v1(const missive_host *host) { (void)host; return nullptr; }
             """.write(toFile: folder + "/entry.cc", atomically: true, encoding: .utf8)
-        let run = try Fixtures.run(
+        let run = try await Fixtures.run(
             "/bin/sh", ["-c", "clang++ -std=c++17 -Wall -Werror -shared -fPIC -fvisibility=hidden -I '\(include)' entry.cc -o libCxx.so && nm -D libCxx.so"],
             directory: folder)
         #expect(run.status == 0, "\(run.stderr)")

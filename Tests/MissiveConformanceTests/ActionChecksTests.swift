@@ -24,9 +24,9 @@ import Testing
         #expect(try #require(ids.firstIndex(of: "view.mutations")) < (try #require(ids.firstIndex(of: "actions.metadata"))))
     }
 
-    @Test func theSamplesPassEveryActionCheckAtStrictness10() throws {
+    @Test func theSamplesPassEveryActionCheckAtStrictness10() async throws {
         let files = Fixtures.samplePlugins.map(Fixtures.library)
-        let run = try Fixtures.missive(["check", "--strictness", "10", "--include", #"^actions\."#, "--format", "json", "--seed", "13"] + files)
+        let run = try await Fixtures.missive(["check", "--strictness", "10", "--include", #"^actions\."#, "--format", "json", "--seed", "13"] + files)
         #expect(run.status == 0, "\(run.stdout)")
         let report = try ConformanceTests.Report(run.stdout)
         for file in ["libDemoMessages.so", "libCRating.so"] {
@@ -52,9 +52,9 @@ import Testing
         // Which example's calls collide first varies from run to run.
         ("ActionThreadUnsafe", "actions.threads", "failed", [#"fixture.label with "[\""#, "on one thread", "differences in all"]),
     ])
-    func eachBrokenFixtureFailsExactlyItsActionCheck(fixture: String, check: String, outcome: String, details: [String]) throws {
+    func eachBrokenFixtureFailsExactlyItsActionCheck(fixture: String, check: String, outcome: String, details: [String]) async throws {
         let file = "libBroken\(fixture).so"
-        let run = try Fixtures.missive([
+        let run = try await Fixtures.missive([
             "check", "--strictness", "10", "--exclude", "^(" + Self.outOfScope.map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|") + ")$",
             "--format", "json", "--seed", "5",
             try Fixtures.fixtureLibrary("Broken\(fixture)"),
@@ -74,8 +74,8 @@ import Testing
 
     /// ActionTypes passes every action check but one: fixture.calls reports how many calls ran before it, by
     /// design, and actions.threads sees that.
-    @Test func theMarshallingFixturePassesAllButTheThreadsCheck() throws {
-        let run = try Fixtures.missive("check", "--strictness", "10", "--include", #"^actions\."#, "--format", "json", try Fixtures.fixtureLibrary("ActionTypes"))
+    @Test func theMarshallingFixturePassesAllButTheThreadsCheck() async throws {
+        let run = try await Fixtures.missive("check", "--strictness", "10", "--include", #"^actions\."#, "--format", "json", try Fixtures.fixtureLibrary("ActionTypes"))
         let results = try #require(try ConformanceTests.Report(run.stdout).results["libActionTypes.so"])
         for id in Self.actionCheckIDs where id != "actions.threads" {
             #expect(results[id]?["outcome"] as? String == "passed", "\(id): \(results[id] ?? [:])")

@@ -28,14 +28,14 @@ import FoundationXML
     }
 
     static let allCheckIDs: [String] = {
-        let run = try! Fixtures.missive("check", "--list", "--format", "json")
+        let run = try! Fixtures.missiveBlocking("check", "--list", "--format", "json")
         let list = try! JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
         return (list["checks"] as! [[String: Any]]).map { $0["id"] as! String }
     }()
 
-    @Test func theSamplesPassAtStrictness10() throws {
+    @Test func theSamplesPassAtStrictness10() async throws {
         let files = Fixtures.samplePlugins.map(Fixtures.library)
-        let run = try Fixtures.missive(["check", "--strictness", "10", "--format", "json", "--seed", "7"] + files)
+        let run = try await Fixtures.missive(["check", "--strictness", "10", "--format", "json", "--seed", "7"] + files)
         #expect(run.status == 0, "\(run.stdout)")
         let report = try Report(run.stdout)
         #expect(report.json["passed"] as? Bool == true)
@@ -107,11 +107,11 @@ import FoundationXML
         ("ViewSharedBufferRace", ["view.threads": "failed"], ["--strictness", "6"]),
         ("ConflictingContainer", ["names.reserved": "failed"], []),
     ])
-    func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, expected: [String: String], options: [String]) throws {
+    func eachBrokenFixtureIsReportedUnderTheRightCheck(fixture: String, expected: [String: String], options: [String]) async throws {
         let file = "libBroken\(fixture).so"
         // Under a sanitizer the heap check skips, so the leak goes unseen and the run passes.
         let expected = Dictionary(uniqueKeysWithValues: expected.map { ($0.key, $0.key.hasPrefix("memory.") ? SanitizerRun.memoryCheck($0.value) : $0.value) })
-        let run = try Fixtures.missive(
+        let run = try await Fixtures.missive(
             ["check", "--format", "json", "--seed", "1"] + options + [try Fixtures.fixtureLibrary("Broken\(fixture)"), Fixtures.library("CRating")])
         #expect(run.status == (expected.values.allSatisfy { $0 == "skipped" } ? 0 : 1))
         let report = try Report(run.stdout)
@@ -145,10 +145,10 @@ import FoundationXML
         #expect(report.results["libCRating.so"]?.values.allSatisfy { ["passed", "skipped"].contains($0["outcome"] as? String) } == true)
     }
 
-    @Test func aCrashShowsThePluginsLastWordsNamesTheInputAndHowToReproduceIt() throws {
+    @Test func aCrashShowsThePluginsLastWordsNamesTheInputAndHowToReproduceIt() async throws {
         let path = try Fixtures.fixtureLibrary("BrokenAbortsOnMutation")
         let arguments = ["check", "--strictness", "9", "--include", #"^decode\.mutations$"#, "--seed", "2", path]
-        let run = try Fixtures.missive(arguments + ["--format", "json"])
+        let run = try await Fixtures.missive(arguments + ["--format", "json"])
         #expect(run.status == 1)
         let result = try #require(try Report(run.stdout).results["libBrokenAbortsOnMutation.so"]?["decode.mutations"])
         #expect(result["outcome"] as? String == "crashed")
@@ -164,15 +164,15 @@ import FoundationXML
         // The command, run as printed, meets the same input.
         let words = Self.shellWords(reproduce)
         #expect(words.first == "missive")
-        let again = try Fixtures.missive(Array(words.dropFirst()) + ["--format", "json"])
+        let again = try await Fixtures.missive(Array(words.dropFirst()) + ["--format", "json"])
         #expect(try Report(again.stdout).results["libBrokenAbortsOnMutation.so"]?["decode.mutations"]?["input"] as? String == input)
 
         // The text report shows the same under the result's line; JUnit keeps it in the error.
-        let text = try Fixtures.missive(arguments)
+        let text = try await Fixtures.missive(arguments)
         #expect(text.stdout.contains("          input: \(input)"), "\(text.stdout)")
         #expect(text.stdout.contains("          reproduce: \(reproduce)"))
         #expect(text.stdout.contains("          | aborts_on_mutation.c:"))
-        let junit = try Fixtures.missive(arguments + ["--format", "junit"])
+        let junit = try await Fixtures.missive(arguments + ["--format", "junit"])
         #expect(junit.stdout.contains("reproduce: missive check"), "\(junit.stdout)")
         #expect(junit.stdout.contains("| aborts_on_mutation.c:"))
     }
@@ -197,10 +197,10 @@ import FoundationXML
         return words
     }
 
-    @Test func aSlowButCorrectPluginGetsWarningsNotTimeouts() throws {
+    @Test func aSlowButCorrectPluginGetsWarningsNotTimeouts() async throws {
         // The C sample with a 3 ms decode. The time limit of 8 s gives the repeating checks 2 s each; at the
         // default 30 s they take 7.5 s, and the whole run at strictness 10 passes.
-        let run = try Fixtures.missive(
+        let run = try await Fixtures.missive(
             "check", "--strictness", "10", "--timeout", "8", "--include", #"^(examples\.decode|memory\..*|threads\.stress|speed\.decode)$"#,
             "--format", "json", "--seed", "4", try Fixtures.fixtureLibrary("SlowRating"))
         #expect(run.status == 0, "\(run.stdout)")
@@ -218,29 +218,28 @@ import FoundationXML
     }
 
     @Test(arguments: 1...20)
-    func theSamplesAndACorrectPluginPassTheSeededChecks(seed: Int) throws {
+    func theSamplesAndACorrectPluginPassTheSeededChecks(seed: Int) async throws {
         // The checks whose inputs the seed makes, in one process per seed to keep this quick.
         let files = Fixtures.samplePlugins.map(Fixtures.library) + [try Fixtures.fixtureLibrary("Legacy10")]
-        let run = try Fixtures.missive(
+        let run = try await Fixtures.missive(
             ["check", "--in-process", "--strictness", "10", "--seed", String(seed), "--format", "json",
              "--include", #"^(decode\.(random|trailing|mutations)|view\.mutations|digest\.mutations|roundtrip\.(examples|variations))$"#]
                 + files)
         #expect(run.status == 0, "seed \(seed): \(run.stdout)")
     }
 
-    @Test func aPluginThatForksIsJudgedOnItsCheckAndItsProcessesDoNotOutliveIt() throws {
-        let start = ContinuousClock.now
-        let run = try Fixtures.missive("check", "--include", "^examples.decode$", "--timeout", "20", "--format", "json",
+    @Test func aPluginThatForksIsJudgedOnItsCheckAndItsProcessesDoNotOutliveIt() async throws {
+        let run = try await Fixtures.missive("check", "--include", "^examples.decode$", "--timeout", "20", "--format", "json",
                                        try Fixtures.fixtureLibrary("BrokenForkInDecode"))
         #expect(run.status == 0, "\(run.stdout)")
         #expect(try Report(run.stdout).outcome("libBrokenForkInDecode.so", "examples.decode") == "passed")
-        #expect(ContinuousClock.now - start < .seconds(15), "the forked process (it sleeps 60 s) must not hold the checker")
+        #expect(run.duration < .seconds(15), "the forked process (it sleeps 60 s) must not hold the checker")
     }
 
-    @Test func aRelativePathChecksThatFileAndNoOtherOfTheSameName() throws {
+    @Test func aRelativePathChecksThatFileAndNoOtherOfTheSameName() async throws {
         // A leaky plugin named like a sample, in the working folder: dlopen must not find the real sample instead.
         let directory = try Fixtures.stage(["BrokenLeakyRelease"], renamed: ["BrokenLeakyRelease": "libDemoMessages.so"])
-        let run = try Fixtures.missive(["check", "--strictness", "6", "--include", "^(load|abi|types|examples|memory.release)",
+        let run = try await Fixtures.missive(["check", "--strictness", "6", "--include", "^(load|abi|types|examples|memory.release)",
                                         "--format", "json", "libDemoMessages.so"], directory: directory)
         let report = try Report(run.stdout)
         // The leak tells the two files apart. Under a sanitizer the heap check skips, and only the name that
@@ -251,44 +250,44 @@ import FoundationXML
         #expect(plugin?["name"] as? String == "BrokenLeakyRelease", "\(plugin ?? [:])")
     }
 
-    @Test func runsThatWouldCheckNothingAreUsageErrors() throws {
+    @Test func runsThatWouldCheckNothingAreUsageErrors() async throws {
         let empty = try Fixtures.temporaryDirectory()
-        #expect(try Fixtures.missive("check", empty).status == 2)
-        #expect(try Fixtures.missive("check", "--include", "^decode.emtpy$", Fixtures.library("CRating")).status == 2)
+        #expect(try await Fixtures.missive("check", empty).status == 2)
+        #expect(try await Fixtures.missive("check", "--include", "^decode.emtpy$", Fixtures.library("CRating")).status == 2)
     }
 
-    @Test func expectedFailuresAreReportedAndCannotGoStale() throws {
+    @Test func expectedFailuresAreReportedAndCannotGoStale() async throws {
         let directory = try Fixtures.temporaryDirectory()
         let list = directory + "/expected.txt"
         let fixture = try Fixtures.fixtureLibrary("BrokenDuplicateNames")
         try "# known problems\nnames.unique BrokenDuplicateNames\n".write(toFile: list, atomically: true, encoding: .utf8)
-        let listed = try Fixtures.missive("check", "--expected-failures", list, "--include", "^names", "--format", "json", fixture)
+        let listed = try await Fixtures.missive("check", "--expected-failures", list, "--include", "^names", "--format", "json", fixture)
         #expect(listed.status == 0, "\(listed.stdout)")
         let result = try Report(listed.stdout).results["libBrokenDuplicateNames.so"]?["names.unique"]
         #expect(result?["outcome"] as? String == "failed")
         #expect(result?["expectedFailure"] as? Bool == true)
 
         try "names.grammar libBrokenDuplicateNames.so\n".write(toFile: list, atomically: true, encoding: .utf8)
-        let stale = try Fixtures.missive("check", "--expected-failures", list, "--include", "^names.grammar$", "--format", "json", fixture)
+        let stale = try await Fixtures.missive("check", "--expected-failures", list, "--include", "^names.grammar$", "--format", "json", fixture)
         #expect(stale.status == 1)
         let staleResult = try Report(stale.stdout).results["libBrokenDuplicateNames.so"]?["names.grammar"]
         #expect((staleResult?["seen"] as? String)?.contains("remove 'names.grammar'") == true)
 
         // Windows line endings are read the same.
         try "names.unique\r\nnames.grammar libBrokenDuplicateNames.so\r\n".write(toFile: list, atomically: true, encoding: .utf8)
-        let crlf = try Fixtures.missive("check", "--expected-failures", list, "--include", "^names.unique$", fixture)
+        let crlf = try await Fixtures.missive("check", "--expected-failures", list, "--include", "^names.unique$", fixture)
         #expect(crlf.status == 0, "\(crlf.stdout)\(crlf.stderr)")
 
         try "names.typo\n".write(toFile: list, atomically: true, encoding: .utf8)
-        let typo = try Fixtures.missive("check", "--expected-failures", list, fixture)
+        let typo = try await Fixtures.missive("check", "--expected-failures", list, fixture)
         #expect(typo.status == 2)
         #expect(typo.stderr.contains("no check has the id 'names.typo'"))
     }
 
-    @Test func junitOutputIsValidXMLWithOneCasePerCheck() throws {
+    @Test func junitOutputIsValidXMLWithOneCasePerCheck() async throws {
         let directory = try Fixtures.temporaryDirectory()
         let output = directory + "/report.xml"
-        let run = try Fixtures.missive(
+        let run = try await Fixtures.missive(
             "check", "--format", "junit", "--output", output, "--timeout", "5",
             Fixtures.library("CRating"), try Fixtures.fixtureLibrary("BrokenNoRoundTrip"), try Fixtures.fixtureLibrary("BrokenCrashInDecode"))
         #expect(run.status == 1)
@@ -311,8 +310,8 @@ import FoundationXML
         #expect(collector.suites[0].cases.allSatisfy { $0.element == nil || $0.element == "skipped" })
     }
 
-    @Test func listGivesEveryCheckWithALevel() throws {
-        let run = try Fixtures.missive("check", "--list", "--format", "json")
+    @Test func listGivesEveryCheckWithALevel() async throws {
+        let run = try await Fixtures.missive("check", "--list", "--format", "json")
         #expect(run.status == 0)
         let checks = try #require((try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])?["checks"] as? [[String: Any]])
         let ids = checks.map { $0["id"] as! String }
@@ -329,32 +328,32 @@ import FoundationXML
         }
     }
 
-    @Test func usageErrorsExitWith2() throws {
-        #expect(try Fixtures.missive("check", "--strictness", "11", Fixtures.library("CRating")).status == 2)
-        #expect(try Fixtures.missive("check", "/no/such/plugin.so").status == 2)
-        #expect(try Fixtures.missive("check", "--include", "([", Fixtures.library("CRating")).status == 2)
-        #expect(try Fixtures.missive("check").status == 2)
+    @Test func usageErrorsExitWith2() async throws {
+        #expect(try await Fixtures.missive("check", "--strictness", "11", Fixtures.library("CRating")).status == 2)
+        #expect(try await Fixtures.missive("check", "/no/such/plugin.so").status == 2)
+        #expect(try await Fixtures.missive("check", "--include", "([", Fixtures.library("CRating")).status == 2)
+        #expect(try await Fixtures.missive("check").status == 2)
     }
 
-    @Test func clashesWithOtherFoldersNameBothPlugins() throws {
+    @Test func clashesWithOtherFoldersNameBothPlugins() async throws {
         let rival = try Fixtures.stage(["RatingRival"])
-        let run = try Fixtures.missive("check", "--include", "^names.clash$", "--against", rival, "--format", "json", Fixtures.library("CRating"))
+        let run = try await Fixtures.missive("check", "--include", "^names.clash$", "--against", rival, "--format", "json", Fixtures.library("CRating"))
         #expect(run.status == 1)
         let seen = try Report(run.stdout).results["libCRating.so"]?["names.clash"]?["seen"] as? String ?? ""
         #expect(seen.contains("objectName 'demo:rating' is also declared by RivalRating 1.0.0 (\(rival)/libRatingRival.so)"), "\(seen)")
         #expect(seen.contains("businessID 'evaluation'"))
     }
 
-    @Test func anotherCopyOfTheSamePluginIsAReplacementNotAClash() throws {
+    @Test func anotherCopyOfTheSamePluginIsAReplacementNotAClash() async throws {
         // An older copy under another file name, as when checking an upgrade against the installed folder.
         let installed = try Fixtures.stage(["RatingOlder"])
-        let run = try Fixtures.missive("check", "--include", "^names.clash$", "--against", installed, "--format", "json", Fixtures.library("CRating"))
+        let run = try await Fixtures.missive("check", "--include", "^names.clash$", "--against", installed, "--format", "json", Fixtures.library("CRating"))
         #expect(run.status == 0, "\(run.stdout)")
         #expect(try Report(run.stdout).outcome("libCRating.so", "names.clash") == "passed")
     }
 
-    @Test func inProcessModeRunsTheSameChecks() throws {
-        let run = try Fixtures.missive("check", "--in-process", "--strictness", "6", "--format", "json", Fixtures.library("DemoMessages"))
+    @Test func inProcessModeRunsTheSameChecks() async throws {
+        let run = try await Fixtures.missive("check", "--in-process", "--strictness", "6", "--format", "json", Fixtures.library("DemoMessages"))
         #expect(run.status == 0, "\(run.stdout)")
         #expect(try Report(run.stdout).outcome("libDemoMessages.so", "memory.release") == SanitizerRun.memoryCheck("passed"))
     }

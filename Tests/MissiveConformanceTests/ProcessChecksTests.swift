@@ -6,9 +6,9 @@ import Testing
 /// `process.state`: the checker sees what a plugin does to the process around it, on real fixtures run by
 /// the real `missive check`.
 @Suite struct ProcessChecksTests {
-    static func result(_ fixture: String, _ options: [String] = []) throws -> (status: Int32, result: [String: Any]) {
+    static func result(_ fixture: String, _ options: [String] = []) async throws -> (status: Int32, result: [String: Any]) {
         let path = try Fixtures.fixtureLibrary(fixture)
-        let run = try Fixtures.missive(["check", "--format", "json", "--seed", "1", "--include", "^(load|abi|process)"] + options + [path])
+        let run = try await Fixtures.missive(["check", "--format", "json", "--seed", "1", "--include", "^(load|abi|process)"] + options + [path])
         let file = URL(fileURLWithPath: path).lastPathComponent
         return (run.status, try #require(try ConformanceTests.Report(run.stdout).results[file]?["process.state"], "\(run.stdout)"))
     }
@@ -19,16 +19,16 @@ import Testing
         ("BrokenChangesLocaleOrUmask", "changed the locale (LC_ALL) and changed the umask"),
         ("BrokenOwnSignalHandler", "replaced the handler of SIGSEGV, SIGABRT"),
     ])
-    func aPluginThatChangesTheProcessWhileLoadingFailsTheCheck(fixture: String, change: String) throws {
-        let (status, result) = try Self.result(fixture)
+    func aPluginThatChangesTheProcessWhileLoadingFailsTheCheck(fixture: String, change: String) async throws {
+        let (status, result) = try await Self.result(fixture)
         #expect(status == 1)
         #expect(result["outcome"] as? String == "failed", "\(result)")
         #expect(result["level"] as? Int == 1, "\(result)")
         #expect((result["detail"] as? String)?.contains("saw loading it (initialisers and entry) \(change)") == true, "\(result)")
     }
 
-    @Test func exitInACallIsACrashWithTheGuardsWords() throws {
-        let (status, result) = try Self.result("BrokenExitOnInput")
+    @Test func exitInACallIsACrashWithTheGuardsWords() async throws {
+        let (status, result) = try await Self.result("BrokenExitOnInput")
         #expect(status == 1)
         #expect(result["outcome"] as? String == "crashed", "\(result)")
         #expect((result["detail"] as? String)?.contains("exited with code 70") == true, "\(result)")
@@ -37,16 +37,16 @@ import Testing
         #expect((result["input"] as? String)?.contains(#"example 1: "{\"say\":\"bye\",\"fixture\":true}""#) == true, "\(result)")
     }
 
-    @Test func aCrashOnThePluginsOwnThreadIsACrash() throws {
-        let (status, result) = try Self.result("BrokenCrashOnOwnThread")
+    @Test func aCrashOnThePluginsOwnThreadIsACrash() async throws {
+        let (status, result) = try await Self.result("BrokenCrashOnOwnThread")
         #expect(status == 1)
         #expect(result["outcome"] as? String == "crashed", "\(result)")
         #expect((result["detail"] as? String)?.contains("SIGSEGV") == true, "\(result)")
     }
 
-    @Test func theSamplesLeaveTheProcessAsItWas() throws {
+    @Test func theSamplesLeaveTheProcessAsItWas() async throws {
         let files = Fixtures.samplePlugins.map(Fixtures.library) + [try Fixtures.fixtureLibrary("Legacy10")]
-        let run = try Fixtures.missive(["check", "--format", "json", "--include", "^(load|abi|process)"] + files)
+        let run = try await Fixtures.missive(["check", "--format", "json", "--include", "^(load|abi|process)"] + files)
         #expect(run.status == 0, "\(run.stdout)")
         let report = try ConformanceTests.Report(run.stdout)
         for file in files.map({ URL(fileURLWithPath: $0).lastPathComponent }) {

@@ -31,9 +31,9 @@ import Testing
         #expect(Self.viewCheckIDs.map { levels[$0]! } == [1, 2, 2, 3, 3, 3, 6, 8, 9])
     }
 
-    @Test func everySamplePassesEveryViewCheckAtStrictness10() throws {
+    @Test func everySamplePassesEveryViewCheckAtStrictness10() async throws {
         let files = Fixtures.samplePlugins.map(Fixtures.library)
-        let run = try Fixtures.missive(["check", "--strictness", "10", "--include", #"^view\."#, "--format", "json", "--seed", "11"] + files)
+        let run = try await Fixtures.missive(["check", "--strictness", "10", "--include", #"^view\."#, "--format", "json", "--seed", "11"] + files)
         #expect(run.status == 0, "\(run.stdout)")
         let report = try ConformanceTests.Report(run.stdout)
         for file in files.map({ URL(fileURLWithPath: $0).lastPathComponent }) {
@@ -86,9 +86,9 @@ import Testing
         ("ViewCrashesOnMutation", "view.mutations", "crashed", [SanitizerRun.segfaultInCheck, "while running view.mutations"]),
         ("ViewSlow", "view.budget", "warning", ["over the 1 ms budget: fixture:view-slow"]),
     ])
-    func eachBrokenFixtureFailsExactlyItsViewCheck(fixture: String, check: String, outcome: String, details: [String]) throws {
+    func eachBrokenFixtureFailsExactlyItsViewCheck(fixture: String, check: String, outcome: String, details: [String]) async throws {
         let file = "libBroken\(fixture).so"
-        let run = try Fixtures.missive([
+        let run = try await Fixtures.missive([
             "check", "--strictness", "10", "--exclude", "^(" + Self.outOfScope.map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|") + ")$",
             "--format", "json", "--seed", "5",
             try Fixtures.fixtureLibrary("Broken\(fixture)"),
@@ -110,9 +110,9 @@ import Testing
         }
     }
 
-    @Test func aViewOfANewerKindWithAFallbackIsValid() throws {
+    @Test func aViewOfANewerKindWithAFallbackIsValid() async throws {
         let path = try Fixtures.fixtureLibrary("ViewFallback")
-        let run = try Fixtures.missive("check", "--strictness", "10", "--include", #"^view\."#, "--format", "json", "--seed", "3", path)
+        let run = try await Fixtures.missive("check", "--strictness", "10", "--include", #"^view\."#, "--format", "json", "--seed", "3", path)
         #expect(run.status == 0, "\(run.stdout)")
         let report = try ConformanceTests.Report(run.stdout)
         for id in Self.viewCheckIDs {
@@ -134,8 +134,8 @@ import Testing
         ])))
     }
 
-    @Test func pluginsWithoutAViewSkipTheViewChecks() throws {
-        let run = try Fixtures.missive(
+    @Test func pluginsWithoutAViewSkipTheViewChecks() async throws {
+        let run = try await Fixtures.missive(
             "check", "--strictness", "10", "--include", #"^view\."#, "--format", "json", try Fixtures.fixtureLibrary("IntegerContainer"))
         #expect(run.status == 0, "\(run.stdout)")
         let results = try #require(try ConformanceTests.Report(run.stdout).results["libIntegerContainer.so"])
@@ -161,14 +161,14 @@ import Testing
 
     /// Compiles `helperProgram` with the warnings a careful C author turns on, as errors, runs it and gives what
     /// each scenario wrote, by name.
-    static func runHelperProgram() throws -> [String: Written] {
+    static func runHelperProgram() async throws -> [String: Written] {
         let folder = try Fixtures.temporaryDirectory()
         try helperProgram.write(toFile: folder + "/helpers.c", atomically: true, encoding: .utf8)
         let include = Fixtures.repositoryRoot + "/Sources/CMissivePlugin/include"
-        let build = try Fixtures.run(
+        let build = try await Fixtures.run(
             "/bin/sh", ["-c", "cc -std=c11 -Wall -Wextra -Werror -pedantic -Wshadow -I '\(include)' helpers.c -o helpers"], directory: folder)
         try #require(build.status == 0, "\(build.stderr)")
-        let run = try Fixtures.run(folder + "/helpers", [])
+        let run = try await Fixtures.run(folder + "/helpers", [])
         try #require(run.status == 0, "\(run.stderr)")
         var written: [String: Written] = [:]
         for line in run.stdout.split(separator: "\n") {
@@ -185,8 +185,8 @@ import Testing
         return written
     }
 
-    @Test func theHelpersWriteADocumentTheHostReadsWithoutAProblem() throws {
-        let written = try Self.runHelperProgram()
+    @Test func theHelpersWriteADocumentTheHostReadsWithoutAProblem() async throws {
+        let written = try await Self.runHelperProgram()
         let document = try #require(written["every-helper"])
         #expect(document.status == 0)
         #expect(document.mark == nil)
@@ -236,8 +236,8 @@ import Testing
         ("raw-null", "missive_view_raw without an element"),
         ("nothing", "the view has no element"),
     ])
-    func misusingTheHelpersFailsWithAReason(scenario: String, reason: String) throws {
-        let written = try #require(try Self.runHelperProgram()[scenario])
+    func misusingTheHelpersFailsWithAReason(scenario: String, reason: String) async throws {
+        let written = try #require(try await Self.runHelperProgram()[scenario])
         #expect(written.status == 3, "MISSIVE_FAILED")
         #expect(written.mark != nil, "the reason mark")
         #expect(written.reason == reason)

@@ -323,7 +323,7 @@ struct HTMLRenderingTests {
         try Data(page.utf8).write(to: URL(fileURLWithPath: file))
         let url = URL(fileURLWithPath: file).absoluteString
 
-        let dump = try Chromium.run(chromium, ["--dump-dom", url], profile: folder + "/profile")
+        let dump = try await Chromium.run(chromium, ["--dump-dom", url], profile: folder + "/profile")
         try #require(dump.status == 0 && !dump.timedOut, "chromium --dump-dom failed (\(dump.status)): \(dump.stderr.suffix(2000))")
         let dom = DOM.parse(dump.stdout)
         let all = dom.descendants
@@ -409,7 +409,7 @@ struct HTMLRenderingTests {
         try FileManager.default.createDirectory(atPath: screenshots, withIntermediateDirectories: true)
         let png = screenshots + "/conversation.png"
         try? FileManager.default.removeItem(atPath: png)
-        let shot = try Chromium.run(chromium, ["--screenshot=\(png)", "--window-size=900,2400", url], profile: folder + "/profile")
+        let shot = try await Chromium.run(chromium, ["--screenshot=\(png)", "--window-size=900,2400", url], profile: folder + "/profile")
         try #require(shot.status == 0 && !shot.timedOut, "chromium --screenshot failed (\(shot.status)): \(shot.stderr.suffix(2000))")
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: png)))
         #expect(bytes.count > 10_000)
@@ -477,7 +477,7 @@ struct HTMLRenderingTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let file = folder + "/probe.html"
         try Data(page.utf8).write(to: URL(fileURLWithPath: file))
-        let dump = try Chromium.run(chromium, ["--dump-dom", URL(fileURLWithPath: file).absoluteString], profile: folder + "/profile")
+        let dump = try await Chromium.run(chromium, ["--dump-dom", URL(fileURLWithPath: file).absoluteString], profile: folder + "/profile")
         try #require(dump.status == 0 && !dump.timedOut, "chromium --dump-dom failed (\(dump.status)): \(dump.stderr.suffix(2000))")
         let measured = Dictionary(
             DOM.parse(dump.stdout).descendants.compactMap { node -> (String, String)? in
@@ -584,7 +584,7 @@ enum Chromium {
     }
 
     /// Runs headless Chromium with `arguments` after the flags every run needs, stopping it after `timeout`.
-    static func run(_ chromium: String, _ arguments: [String], profile: String, timeout: Duration = .seconds(90)) throws -> Fixtures.Run {
+    static func run(_ chromium: String, _ arguments: [String], profile: String, timeout: Duration = .seconds(90)) async throws -> Fixtures.Run {
         // `--headless` is the new headless mode in current versions; `--no-sandbox` lets it run as root
         // and in containers; the profile is a throwaway one.
         let flags = [
@@ -592,7 +592,7 @@ enum Chromium {
             "--no-default-browser-check", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
             "--user-data-dir=\(profile)",
         ]
-        return try Fixtures.run(chromium, flags + arguments, timeout: timeout)
+        return try await Fixtures.run(chromium, flags + arguments, timeout: timeout)
     }
 }
 

@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func anUnreachableServerIsUnavailableAtOnce() async throws {
-        let url = try variant(of: try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }, port: 1, parameters: "connect_timeout=60")  // tcpmux: nothing listens there
+        let url = try variant(of: try await Fixtures.newPostgresDatabase(), port: 1, parameters: "connect_timeout=60")  // tcpmux: nothing listens there
         let started = ContinuousClock.now
         let error = await failure { _ = try await MessageStores.open(url, kind: .shared) }
         #expect(error?.code == .unavailable)
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func aWrongPasswordIsNamedWithoutThePassword() async throws {
-        let url = try variant(of: try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }, password: "not-the-password")
+        let url = try variant(of: try await Fixtures.newPostgresDatabase(), password: "not-the-password")
         let error = await failure { _ = try await MessageStores.open(url, kind: .shared) }
         #expect(error?.code == .cannotOpen)
         #expect(error?.message.contains("password authentication failed for user \"missive\"") == true, "\(String(describing: error))")
@@ -72,36 +72,36 @@ import Testing
     }
 
     @Test func aDatabaseOfAnotherApplicationIsLeftAlone() async throws {
-        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
+        let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
-        try Fixtures.psql(url, "CREATE TABLE invoices (id integer PRIMARY KEY); CREATE TABLE customers (id integer)")
+        try await Fixtures.psql(url, "CREATE TABLE invoices (id integer PRIMARY KEY); CREATE TABLE customers (id integer)")
         let error = await failure { _ = try await MessageStores.open(url, kind: .shared) }
         #expect(error?.code == .cannotOpen)
         let name = try #require(Fixtures.databaseName(url))
         #expect(error?.message == "database \(name) holds tables of another application: customers, invoices; a Missive store needs a database of its own")
         // Nothing of the store was created beside them.
-        #expect(try Fixtures.psql(url, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'") == "2")
+        #expect(try await Fixtures.psql(url, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'") == "2")
     }
 
     @Test func aStoreOfANewerSchemaIsRefused() async throws {
-        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
+        let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         let store = try await MessageStores.open(url, kind: .shared)
         try await store.join(member: "alice", conversation: "team")
-        try Fixtures.psql(url, "INSERT INTO missive_schema(version, written_by) VALUES (99, '9.1.0')")
+        try await Fixtures.psql(url, "INSERT INTO missive_schema(version, written_by) VALUES (99, '9.1.0')")
         let error = await failure { _ = try await MessageStores.open(url, kind: .shared) }
         #expect(error?.code == .newerSchema)
         #expect(error?.message.contains("written by Missive 9.1.0 (schema version 99)") == true, "\(String(describing: error))")
         // Refused as it is: the newer store is not touched.
-        #expect(try Fixtures.psql(url, "SELECT count(*) FROM member") == "1")
+        #expect(try await Fixtures.psql(url, "SELECT count(*) FROM member") == "1")
     }
 
     @Test func aStatementPastTheTimeoutFailsAsTimeout() async throws {
-        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
+        let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         let store = try await MessageStores.open(url, kind: .shared)
         // Many rows whose words share a prefix, made by the server itself: a prefix search ranks them all.
-        try Fixtures.psql(
+        try await Fixtures.psql(
             url,
             """
             INSERT INTO message (id, conversation_id, sender_id, sent_at, object_name, known, digest, persistence, counted, words,
@@ -122,7 +122,7 @@ import Testing
     }
 
     @Test func aConnectionKilledMidTransactionChangesNothingAndARetryWorks() async throws {
-        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
+        let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         let application = "missive-kill-\(UUID().uuidString.prefix(8).lowercased())"
         let location = try postgresLocation(try variant(of: url, parameters: "application_name=\(application)"))
@@ -133,11 +133,11 @@ import Testing
         // Another session holds the conversation table, so the ingest stops mid-transaction, after its message rows.
         let holder = application + "-holder"
         let locker = Task.detached {
-            try? Fixtures.psql(
+            try? await Fixtures.psql(
                 url, "SET application_name = '\(holder)'; BEGIN; LOCK TABLE conversation IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(180); COMMIT")
         }
         try await waitUntil("the other session holds the lock") {
-            try Fixtures.psql(
+            try await Fixtures.psql(
                 url,
                 """
                 SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
@@ -147,10 +147,10 @@ import Testing
         let registry = self.registry
         let ingest = Task { try await store.ingest(batch, registry: registry) }
         try await waitUntil("the ingest waits for the lock, its messages written") {
-            try Fixtures.psql(
+            try await Fixtures.psql(
                 url, "SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(application)' AND wait_event_type = 'Lock'") == "1"
         }
-        let killed = try Fixtures.psql(
+        let killed = try await Fixtures.psql(
             url,
             """
             SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity
@@ -165,11 +165,11 @@ import Testing
         #expect(error?.path == location.description)
 
         // The other session ends; nothing was half-written: no message, no counter, no feed entry of the batch.
-        try Fixtures.psql(url, "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = '\(holder)'")
+        try await Fixtures.psql(url, "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = '\(holder)'")
         _ = await locker.value
-        #expect(try Fixtures.psql(url, "SELECT count(*) FROM message") == "0")
-        #expect(try Fixtures.psql(url, "SELECT message_count FROM conversation WHERE id = 'team'") == "0")
-        #expect(try Fixtures.psql(url, "SELECT string_agg(kind, ',') FROM change") == "joined")
+        #expect(try await Fixtures.psql(url, "SELECT count(*) FROM message") == "0")
+        #expect(try await Fixtures.psql(url, "SELECT message_count FROM conversation WHERE id = 'team'") == "0")
+        #expect(try await Fixtures.psql(url, "SELECT string_agg(kind, ',') FROM change") == "joined")
 
         // The same call again stores the whole batch, on a new connection.
         let report = try await store.ingest(batch, registry: registry)
@@ -180,10 +180,10 @@ import Testing
     }
 
     /// Polls `condition` every 50 ms for up to 60 s (a loaded machine starts `psql` slowly).
-    func waitUntil(_ what: String, _ condition: @escaping @Sendable () throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func waitUntil(_ what: String, _ condition: @Sendable () async throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
-            if try await Fixtures.offThePool(condition) { return }
+            if try await condition() { return }
             try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)

@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func severalFirstOpensAtOnceCreateTheSchemaOnce() async throws {
-        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
+        let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         let kinds = try await withThrowingTaskGroup(of: StoreKind.self) { group in
             for _ in 0..<6 {
@@ -25,8 +25,8 @@ import Testing
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(kinds == Array(repeating: .shared, count: 6))
-        #expect(try Fixtures.psql(url, "SELECT string_agg(version || ' ' || written_by, ',') FROM missive_schema") == "1 \(MissiveVersion.string)")
-        #expect(try Fixtures.psql(url, "SELECT value FROM store_info WHERE key = 'kind'") == "shared")
+        #expect(try await Fixtures.psql(url, "SELECT string_agg(version || ' ' || written_by, ',') FROM missive_schema") == "1 \(MissiveVersion.string)")
+        #expect(try await Fixtures.psql(url, "SELECT value FROM store_info WHERE key = 'kind'") == "shared")
         // Opened again as the other kind: refused.
         do {
             _ = try await MessageStores.open(url, kind: .personal(owner: "alice"))
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func aPersonalStoreTakesItsOwnerOnceAndRefusesAnother() async throws {
-        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
+        let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         let anonymous = try await MessageStores.open(url, kind: nil)
         #expect(anonymous.kind == .personal(owner: nil))
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func aFollowerInAnotherStoreObjectIsWokenByTheNotification() async throws {
-        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
+        let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         let writer = try await MessageStores.open(url, kind: .shared)
         let follower = try await MessageStores.open(url, kind: .shared)
@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test func feedPositionsFollowTheCommitOrderOfConcurrentWriters() async throws {
-        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
+        let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         let stores = try await withThrowingTaskGroup(of: (any MessageStore).self) { group in
             for _ in 0..<4 { group.addTask { try await MessageStores.open(url, kind: .shared) } }
@@ -140,7 +140,7 @@ import Testing
 
 extension PostgresStoreTests {
     @Test func fourStoreObjectsIngestingOverlappingBatchesWithRepliesStoreEachMessageOnce() async throws {
-        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
+        let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         let registry = self.registry
         // 2,000 messages in 12 conversations from 5 senders, a third of them counted, with replies to messages
@@ -185,8 +185,8 @@ extension PostgresStoreTests {
         #expect(stored == 2_000)
         #expect(duplicates == 1_000)
         #expect(try await setup.checkConsistency().problems == [])
-        #expect(try Fixtures.psql(url, "SELECT count(*) FROM message") == "2000")
-        #expect(try Fixtures.psql(url, "SELECT count(*) FROM change WHERE kind = 'stored'") == "2000")
+        #expect(try await Fixtures.psql(url, "SELECT count(*) FROM message") == "2000")
+        #expect(try await Fixtures.psql(url, "SELECT count(*) FROM change WHERE kind = 'stored'") == "2000")
         // The counters equal what one writer alone gives.
         let alone = try SQLiteMessageStore(path: try Fixtures.temporaryDirectory() + "/alone.sqlite", kind: .shared)
         for conversation in 0..<12 {
@@ -202,7 +202,7 @@ extension PostgresStoreTests {
 
 extension PostgresStoreTests {
     @Test func theStoreOpensOverTheServersUnixSocketInBothURLForms() async throws {
-        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
+        let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         let components = try #require(URLComponents(string: url))
         let database = try #require(Fixtures.databaseName(url))
@@ -224,7 +224,7 @@ extension PostgresStoreTests {
             #expect(store.location == "postgres://missive@/\(database)?host=\(folder)&port=\(port)")
         }
         // Both reached the same database, through the socket (no client address).
-        #expect(try Fixtures.psql(url, "SELECT count(*) FROM member") == "2")
+        #expect(try await Fixtures.psql(url, "SELECT count(*) FROM member") == "2")
     }
 }
 
@@ -261,7 +261,7 @@ private final class DoneFlag: Sendable {
         _ = try await sqlite.ingest(try lines.map { line throws(MissiveError) in try IncomingMessage(line: line, registry: registry) })
         try await sqlite.markRead(conversation: "team", upTo: "m10")
         try await sqlite.join(member: "bob", conversation: "team")
-        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
+        let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         let postgres = try #require(try await MessageStores.open(url, kind: .personal(owner: "alice")) as? PostgresMessageStore)
 

@@ -45,7 +45,7 @@ import Testing
 
     @Test func theSameQueriesFindTheSameMessagesOnBothBackends() async throws {
         let sqlite = try SQLiteMessageStore(path: try Fixtures.temporaryDirectory() + "/store.sqlite", kind: .shared)
-        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
+        let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         let postgres = try await MessageStores.open(url, kind: .shared)
         let envelopes = Self.corpus.map { StoreTests.text($0.id, $0.text, in: $0.conversation, from: "bob", at: 1_000 + Int64($0.id.dropFirst())!) }
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func equalRanksListTheMessageStoredLastFirst() async throws {
-        let url = try await Fixtures.offThePool { try Fixtures.newPostgresDatabase() }
+        let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         let store = try await MessageStores.open(url, kind: .shared)
         let envelopes = (1...5).map { StoreTests.text("m\($0)", "same words", in: "c1", from: "bob", at: Int64($0)) }

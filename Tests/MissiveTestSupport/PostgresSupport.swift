@@ -33,7 +33,7 @@ extension Fixtures {
         let script = repositoryRoot + "/Scripts/postgres.sh"
         let started: Run
         do {
-            started = try run("/bin/bash", [script], timeout: .seconds(120))
+            started = try runBlocking("/bin/bash", [script], timeout: .seconds(120))
         } catch {
             return .failure(PostgresHarnessError(description: "no PostgreSQL for the tests: cannot run \(script): \(error)"))
         }
@@ -53,19 +53,30 @@ extension Fixtures {
     ///
     /// The database belongs to the tests' role. ``dropPostgresDatabase(_:)`` removes it; one a failed test
     /// leaves behind goes with the cluster (`bash Scripts/postgres.sh stop`).
-    package static func newPostgresDatabase() throws -> String {
-        let server = try postgresURL()
+    package static func newPostgresDatabase() async throws -> String {
+        let server = try await offThePool { try postgresURL() }
         let name = "missive_t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try psql(server, "CREATE DATABASE \(quotedIdentifier(name))")
+        try await psql(server, "CREATE DATABASE \(quotedIdentifier(name))")
         return try url(server, database: name)
     }
 
-    /// Drops the database `url` names, and with it any connection still open to it. Best effort: a database
-    /// that is already gone, or a server that does not answer, is not an error, since the cluster is thrown
-    /// away anyway.
+    /// Drops the database `url` names, and with it any connection still open to it, on a thread of its own: a
+    /// test's `defer` starts it and does not wait. Best effort: a database that is already gone, a server that
+    /// does not answer, or a test process that ends first is not an error, since the cluster is thrown away anyway.
     package static func dropPostgresDatabase(_ url: String) {
-        guard let server = try? postgresURL(), let name = databaseName(url) else { return }
-        _ = try? psql(server, "DROP DATABASE IF EXISTS \(quotedIdentifier(name)) WITH (FORCE)")
+        guard let sql = dropStatement(url), let server = try? postgresURL() else { return }
+        Thread { _ = try? psqlBlocking(server, sql) }.start()
+    }
+
+    /// Drops the database `url` names, as ``dropPostgresDatabase(_:)`` does, and returns once it is gone.
+    package static func dropPostgresDatabaseNow(_ url: String) async {
+        guard let sql = dropStatement(url), let server = try? postgresURL() else { return }
+        _ = try? await psql(server, sql)
+    }
+
+    /// The statement that drops the database `url` names, and any connection still open to it.
+    private static func dropStatement(_ url: String) -> String? {
+        databaseName(url).map { "DROP DATABASE IF EXISTS \(quotedIdentifier($0)) WITH (FORCE)" }
     }
 
     /// Runs `sql` with `psql` on the database `url` names, stopping at the first error, and returns what it
@@ -74,11 +85,16 @@ extension Fixtures {
     /// - Throws: ``PostgresHarnessError`` with `psql`'s own message when it fails, or when it runs longer than
     ///   a minute.
     @discardableResult
-    package static func psql(_ url: String, _ sql: String) throws -> String {
+    package static func psql(_ url: String, _ sql: String) async throws -> String {
+        try await offThePool { try psqlBlocking(url, sql) }
+    }
+
+    /// ``psql(_:_:)``, blocking the calling thread until `psql` ends.
+    private static func psqlBlocking(_ url: String, _ sql: String) throws -> String {
         guard FileManager.default.isExecutableFile(atPath: psqlPath) else {
             throw PostgresHarnessError(description: "no \(psqlPath): the PostgreSQL tests need Debian's postgresql-client")
         }
-        let result = try run(
+        let result = try runBlocking(
             psqlPath, [url, "--no-psqlrc", "--quiet", "--no-align", "--tuples-only", "-v", "ON_ERROR_STOP=1", "-c", sql],
             environment: ["PGCONNECT_TIMEOUT": "10"], timeout: psqlTimeout)
         guard !result.timedOut else {
@@ -132,14 +148,4 @@ extension Fixtures {
 package struct PostgresHarnessError: Error, CustomStringConvertible {
     /// What went wrong, with `psql`'s own message when it failed.
     package let description: String
-}
-
-extension Fixtures {
-    /// Runs blocking work (a child process, a `psql`) on a thread of its own, off Swift's cooperative pool: that
-    /// pool has one thread per core, and a test blocked on it would hold it from every other test of the run.
-    package static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
-        }
-    }
 }

@@ -326,8 +326,8 @@ import Testing
         #expect(counting.address != action.function.address)
     }
 
-    @Test func theMissiveExecutableLinksLibffi() throws {
-        let run = try Fixtures.run("/usr/bin/ldd", [Fixtures.buildDirectory + "/missive"])
+    @Test func theMissiveExecutableLinksLibffi() async throws {
+        let run = try await Fixtures.run("/usr/bin/ldd", [Fixtures.buildDirectory + "/missive"])
         #expect(run.status == 0)
         #expect(run.stdout.split(separator: "\n").contains { $0.contains("libffi.so") }, "\(run.stdout)")
     }

@@ -61,7 +61,7 @@ import Testing
         }
     }
 
-    @Test func theReadmesOneLineCCommandBuildsAPluginThatLoads() throws {
+    @Test func theReadmesOneLineCCommandBuildsAPluginThatLoads() async throws {
         let readme = try String(contentsOfFile: Fixtures.repositoryRoot + "/README.md", encoding: .utf8)
         let start = try #require(readme.range(of: "`cc -shared"))
         let end = try #require(readme[start.upperBound...].firstIndex(of: "`"))
@@ -70,7 +70,7 @@ import Testing
         // Run it as written, from a folder holding a copy of the sample's source, with `path/to/` being the checkout.
         let folder = try Fixtures.temporaryDirectory()
         try FileManager.default.copyItem(atPath: Fixtures.repositoryRoot + "/SampleTypes/CRating/rating.c", toPath: folder + "/rating.c")
-        let run = try Fixtures.run("/bin/sh", ["-c", command.replacingOccurrences(of: "path/to/", with: Fixtures.repositoryRoot + "/")], directory: folder)
+        let run = try await Fixtures.run("/bin/sh", ["-c", command.replacingOccurrences(of: "path/to/", with: Fixtures.repositoryRoot + "/")], directory: folder)
         #expect(run.status == 0, "\(run.stderr)")
         let plugin = try PluginLoader.load(folder + "/libCRating.so")
         #expect(plugin.metadata.name == "CRating")

@@ -78,9 +78,9 @@ import Testing
     static let packageURL = "https://github.com/missive-chat/missive"
 
     @Test(SanitizerRun.timeLimit(minutes: 20))
-    func thePluginAndTheHostExamplesBuildTestAndRunAsTheReadmeShows() throws {
+    func thePluginAndTheHostExamplesBuildTestAndRunAsTheReadmeShows() async throws {
         let work = try Fixtures.temporaryDirectory()
-        let snapshot = try Self.snapshot(into: work + "/missive")
+        let snapshot = try await Self.snapshot(into: work + "/missive")
         let configuration = work + "/swiftpm-configuration"
         try FileManager.default.createDirectory(atPath: configuration, withIntermediateDirectories: true)
         let mirrors = #"{"object":[{"mirror":"file://\#(snapshot)","original":"\#(Self.packageURL)"}],"version":1}"#
@@ -88,27 +88,27 @@ import Testing
         for example in ["AcmeMessages", "ChatHost"] {
             try FileManager.default.copyItem(atPath: Fixtures.repositoryRoot + "/Examples/" + example, toPath: work + "/" + example)
         }
-        func swift(_ arguments: [String], in package: String, environment: [String: String] = [:]) throws -> Fixtures.Run {
+        func swift(_ arguments: [String], in package: String, environment: [String: String] = [:]) async throws -> Fixtures.Run {
             // Right after the subcommand: after a command plugin's name, options go to the plugin.
-            let run = try Fixtures.run(
+            let run = try await Fixtures.run(
                 "/usr/bin/env", ["swift", arguments[0], "--config-path", configuration] + arguments.dropFirst(), directory: work + "/" + package,
-                environment: environment)
+                environment: environment, background: true)
             #expect(run.status == 0, "swift \(arguments.joined(separator: " ")) in \(package):\n\(run.stdout)\n\(run.stderr)")
             return run
         }
 
         // The plugin author: build, unit-test the type, check the plugin with the command plugin.
-        _ = try swift(["build"], in: "AcmeMessages")
-        let unitTests = try swift(["test"], in: "AcmeMessages")
+        _ = try await swift(["build"], in: "AcmeMessages")
+        let unitTests = try await swift(["test"], in: "AcmeMessages")
         #expect((unitTests.stdout + unitTests.stderr).contains("2 tests"))
-        let check = try swift(["package", "missive-check", "--product", "AcmeMessages"], in: "AcmeMessages")
+        let check = try await swift(["package", "missive-check", "--product", "AcmeMessages"], in: "AcmeMessages")
         #expect(check.stdout.contains("PASSED: 1 plugin(s)"))
         let plugin = work + "/AcmeMessages/.build/debug/libAcmeMessages.so"
 
         // Installing it, with the missive command that comes with the dependency.
         let home = work + "/home"
         let environment = ["XDG_DATA_HOME": home, PluginSearchPath.systemDirectoryVariable: work + "/system"]
-        let install = try swift(["run", "missive", "install", plugin], in: "AcmeMessages", environment: environment)
+        let install = try await swift(["run", "missive", "install", plugin], in: "AcmeMessages", environment: environment)
         #expect(install.stdout.contains("installed AcmeMessages 1.0.0 as \(home)/missive/plugins/libAcmeMessages.so"), "\(install.stdout)")
         #expect(FileManager.default.fileExists(atPath: home + "/missive/plugins/libAcmeMessages.so"))
 
@@ -118,11 +118,11 @@ import Testing
         if SanitizerRun.current != nil {
             #expect(!SanitizerRun.buildFlags.isEmpty, "run the tests under a sanitizer with Scripts/sanitize.sh, which passes MISSIVE_SANITIZER_BUILD_FLAGS")
         }
-        _ = try swift(["build"] + SanitizerRun.buildFlags, in: "ChatHost")
+        _ = try await swift(["build"] + SanitizerRun.buildFlags, in: "ChatHost")
         let notice = #"{"id":"n1","conversationID":"team","senderID":"app","sentAt":1767225800000,"objectName":"chat:notice","content":{"text":"Frank joined"}}"#
         let conversation = try String(contentsOfFile: Fixtures.repositoryRoot + "/SampleData/conversation.jsonl", encoding: .utf8)
         try Data((conversation + notice + "\n").utf8).write(to: URL(fileURLWithPath: work + "/input.jsonl"))
-        let host = try Fixtures.run(
+        let host = try await Fixtures.run(
             work + "/ChatHost/.build/debug/chat-host", [work + "/input.jsonl"], directory: work,
             environment: environment.merging([PluginSearchPath.environmentVariable: Fixtures.buildDirectory]) { $1 })
         #expect(host.status == 0, "\(host.stderr)")
@@ -146,7 +146,7 @@ import Testing
 
     /// A git repository at `path` holding this checkout's files (not its build folders), committed and
     /// tagged with the current version, so that `from: "0.7.0"` resolves to the code under test.
-    static func snapshot(into path: String) throws -> String {
+    static func snapshot(into path: String) async throws -> String {
         let manager = FileManager.default
         try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
         let root = Fixtures.repositoryRoot
@@ -156,7 +156,7 @@ import Testing
         }
         for arguments in [["init", "-q"], ["add", "-A"], ["-c", "user.name=Missive Tests", "-c", "user.email=tests@missive.invalid", "commit", "-q", "-m", "snapshot"],
                           ["tag", MissiveVersion.string]] {
-            let run = try Fixtures.run("/usr/bin/env", ["git"] + arguments, directory: path)
+            let run = try await Fixtures.run("/usr/bin/env", ["git"] + arguments, directory: path)
             try #require(run.status == 0, "git \(arguments.joined(separator: " ")): \(run.stderr)")
         }
         return path

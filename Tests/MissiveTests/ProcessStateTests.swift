@@ -116,19 +116,19 @@ import Glibc
 
     /// A child process (the `missive` command) decodes a message that wakes `CrashOnOwnThread`'s thread, which
     /// crashes outside any call; the next start quarantines the plugin.
-    @Test func aCrashOnAPluginsOwnThreadQuarantinesItAtTheNextStart() throws {
+    @Test func aCrashOnAPluginsOwnThreadQuarantinesItAtTheNextStart() async throws {
         let host = try QuarantineTests.Host()
         let plugins = try Fixtures.stage(["BrokenCrashOnOwnThread", "CRating"])
         // The scanner would find it first, through its second example; the journal is what is tested here.
         let noScanner = ["MISSIVE_PLUGIN_SCANNER": "off"]
         let line = QuarantineTests.envelope("fixture:thread-crash", id: "m1", content: #"{"say":"crash","fixture":true}"#)
-        let first = try host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: line + "\n", extra: noScanner)
+        let first = try await host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: line + "\n", extra: noScanner)
         #expect(first.status != 0)
         let journal = try String(contentsOfFile: host.journal, encoding: .utf8)
         #expect(journal.contains("libBrokenCrashOnOwnThread.so\t"), "\(journal)")
         #expect(journal.contains("\t-\tthread\t11\t"), "\(journal)")
 
-        let second = try host.missive("list", "--plugin-path", plugins, "--format", "json", extra: noScanner)
+        let second = try await host.missive("list", "--plugin-path", plugins, "--format", "json", extra: noScanner)
         #expect(second.status == 0, "\(second.stderr)")
         let rejected = try #require(try QuarantineTests.rejections(second)["libBrokenCrashOnOwnThread.so"])
         #expect(rejected["code"] as? String == "quarantined")
@@ -139,18 +139,18 @@ import Glibc
     /// `OwnSignalHandler` is refused and the handlers are put back as they were, without the plugin's (which
     /// would `_exit(0)`); when another plugin then aborts in a call, the crash is in the journal, the process
     /// ends by the signal, not with status 0, and the next start quarantines that plugin.
-    @Test func aPluginsOwnSignalHandlerDoesNotBlindTheQuarantine() throws {
+    @Test func aPluginsOwnSignalHandlerDoesNotBlindTheQuarantine() async throws {
         let host = try QuarantineTests.Host()
         let plugins = try Fixtures.stage(["BrokenOwnSignalHandler", "BrokenAbortOnMessage"])
         let noScanner = ["MISSIVE_PLUGIN_SCANNER": "off"]
         let boom = QuarantineTests.envelope("fixture:boom", id: "m1", content: #"{"say":"boom","fixture":true}"#)
-        let crashed = try host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: boom + "\n", extra: noScanner)
+        let crashed = try await host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: boom + "\n", extra: noScanner)
         #expect(crashed.signaled && crashed.status == SIGABRT, "status \(crashed.status), signaled \(crashed.signaled)")
         let journal = try String(contentsOfFile: host.journal, encoding: .utf8)
         #expect(journal.contains("libBrokenAbortOnMessage.so\t"), "\(journal)")
         #expect(journal.contains("\tfixture:boom\tdecode\t6\t"), "\(journal)")
 
-        let second = try host.missive("list", "--plugin-path", plugins, "--format", "json", extra: noScanner)
+        let second = try await host.missive("list", "--plugin-path", plugins, "--format", "json", extra: noScanner)
         let rejected = try QuarantineTests.rejections(second)
         #expect(rejected["libBrokenAbortOnMessage.so"]?["code"] as? String == "quarantined", "\(rejected)")
         #expect(rejected["libBrokenOwnSignalHandler.so"]?["code"] as? String == "changed-process-state", "\(rejected)")
@@ -158,19 +158,19 @@ import Glibc
 
     /// A child process decodes a message on which `ExitOnInput` calls `exit(0)`: the process ends with status
     /// 70, not 0, and the next start quarantines the plugin.
-    @Test func exitInsideACallEndsWithAFailureStatusAndQuarantinesThePlugin() throws {
+    @Test func exitInsideACallEndsWithAFailureStatusAndQuarantinesThePlugin() async throws {
         let host = try QuarantineTests.Host()
         let plugins = try Fixtures.stage(["BrokenExitOnInput", "CRating"])
         let noScanner = ["MISSIVE_PLUGIN_SCANNER": "off"]
         let good = QuarantineTests.envelope("fixture:bye", id: "m1", content: #"{"say":"hello","fixture":true}"#)
         let bye = QuarantineTests.envelope("fixture:bye", id: "m2", content: #"{"say":"bye","fixture":true}"#)
-        let first = try host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: good + "\n" + bye + "\n", extra: noScanner)
+        let first = try await host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: good + "\n" + bye + "\n", extra: noScanner)
         #expect(first.status == 70, "\(first.stderr)")
         #expect(first.stderr.contains("missive: the plugin \(plugins)/libBrokenExitOnInput.so called exit() during decode of fixture:bye; the process ends with status 70"), "\(first.stderr)")
         let journal = try String(contentsOfFile: host.journal, encoding: .utf8)
         #expect(journal.contains("\tfixture:bye\tdecode\texit\t"), "\(journal)")
 
-        let second = try host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: bye + "\n", extra: noScanner)
+        let second = try await host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: bye + "\n", extra: noScanner)
         #expect(second.status == 0, "\(second.stderr)")
         let message = try #require(try QuarantineTests.messages(second).first)
         #expect(message["known"] as? Bool == false)
@@ -180,11 +180,11 @@ import Glibc
     /// A plugin that loads cleanly and changes the umask in its first decode: the host puts it back, the
     /// message decoded in that call stays, the later ones decode as unknown with the reason, and the command
     /// names the plugin file in a warning when it ends (discovery could not, since it happened later).
-    @Test func aChangeInAFirstCallIsReportedWhenTheCommandEnds() throws {
+    @Test func aChangeInAFirstCallIsReportedWhenTheCommandEnds() async throws {
         let host = try QuarantineTests.Host()
         let plugins = try Fixtures.stage(["BrokenChangesUmaskInDecode", "CRating"])
         let lines = (1...3).map { QuarantineTests.envelope("fixture:umask", id: "m\($0)", content: #"{"fixture":true}"#) }
-        let run = try host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: lines.joined(separator: "\n") + "\n")
+        let run = try await host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: lines.joined(separator: "\n") + "\n")
         #expect(run.status == 0, "\(run.stderr)")
         let messages = try QuarantineTests.messages(run)
         #expect(messages.map { $0["known"] as? Bool } == [true, false, false], "\(messages)")

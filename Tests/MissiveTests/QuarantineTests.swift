@@ -21,8 +21,8 @@ import Testing
 
         var environment: [String: String] { ["MISSIVE_METADATA_CACHE": cache, "MISSIVE_QUARANTINE": journal] }
 
-        func missive(_ arguments: String..., input: String? = nil, extra: [String: String] = [:]) throws -> Fixtures.Run {
-            try Fixtures.missive(arguments, input: input, environment: environment.merging(extra) { _, new in new })
+        func missive(_ arguments: String..., input: String? = nil, extra: [String: String] = [:]) async throws -> Fixtures.Run {
+            try await Fixtures.missive(arguments, input: input, environment: environment.merging(extra) { _, new in new })
         }
     }
 
@@ -45,10 +45,10 @@ import Testing
         #"{"objectName":"\#(objectName)","id":"\#(id)","conversationID":"c1","senderID":"bob","sentAt":1700000000000,"content":\#(content)}"#
     }
 
-    @Test func pluginsThatCrashWhileLoadingAreBlacklistedByTheScannerAndTheHostKeepsGoing() throws {
+    @Test func pluginsThatCrashWhileLoadingAreBlacklistedByTheScannerAndTheHostKeepsGoing() async throws {
         let host = try Host()
         let plugins = try Fixtures.stage(["BrokenCrashInEntry", "BrokenAbortInInitializer", "DemoMessages"])
-        let first = try host.missive("list", "--plugin-path", plugins, "--format", "json")
+        let first = try await host.missive("list", "--plugin-path", plugins, "--format", "json")
         #expect(first.status == 0, "\(first.stderr)")
         let rejected = try Self.rejections(first)
         let entry = try #require(rejected["libBrokenCrashInEntry.so"])
@@ -61,14 +61,14 @@ import Testing
         #expect(types.contains("demo:poll"))
 
         // The second start reports the same from the cache, without scanning again.
-        let second = try host.missive("list", "--plugin-path", plugins, "--format", "json", "-v")
+        let second = try await host.missive("list", "--plugin-path", plugins, "--format", "json", "-v")
         #expect(second.status == 0)
         #expect(try Self.rejections(second)["libBrokenCrashInEntry.so"]?["code"] as? String == "quarantined")
         #expect(!second.stderr.contains("scanning new or changed plugin files"), "\(second.stderr)")
 
         // Its messages decode, losslessly, as unknown with the reason.
         let line = Self.envelope("fixture:entry-crash", id: "m1", content: #"{"fixture":"x","extra":[1,2]}"#)
-        let decoded = try host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: line + "\n")
+        let decoded = try await host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: line + "\n")
         #expect(decoded.status == 0, "\(decoded.stderr)")
         let message = try #require(try Self.messages(decoded).first)
         #expect(message["known"] as? Bool == false)
@@ -76,44 +76,44 @@ import Testing
         #expect(decoded.stdout.contains(#""content":{"fixture":"x","extra":[1,2]}"#), "\(decoded.stdout)")
     }
 
-    @Test func aBlacklistHoldsWhileTheContentIsTheSameAndEndsWhenItChanges() throws {
+    @Test func aBlacklistHoldsWhileTheContentIsTheSameAndEndsWhenItChanges() async throws {
         let host = try Host()
         let plugins = try Fixtures.stage(["BrokenCrashInEntry"], renamed: ["BrokenCrashInEntry": "libPlugin.so"])
         let file = plugins + "/libPlugin.so"
-        #expect(try Self.rejections(try host.missive("list", "--plugin-path", plugins, "--format", "json"))["libPlugin.so"] != nil)
+        await #expect(try Self.rejections(try host.missive("list", "--plugin-path", plugins, "--format", "json"))["libPlugin.so"] != nil)
 
         // Touching the file changes its identity but not its content: still blacklisted, and not scanned again.
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: file)
-        let touched = try host.missive("list", "--plugin-path", plugins, "--format", "json", "-v")
+        let touched = try await host.missive("list", "--plugin-path", plugins, "--format", "json", "-v")
         #expect(try Self.rejections(touched)["libPlugin.so"]?["code"] as? String == "quarantined")
         #expect(!touched.stderr.contains("scanning new or changed plugin files"), "\(touched.stderr)")
 
         // A new build under the same name is scanned and loads.
         try FileManager.default.removeItem(atPath: file)
         try FileManager.default.copyItem(atPath: Fixtures.library("CRating"), toPath: file)
-        let rebuilt = try host.missive("list", "--plugin-path", plugins, "--format", "json", "-v")
+        let rebuilt = try await host.missive("list", "--plugin-path", plugins, "--format", "json", "-v")
         #expect(try Self.rejections(rebuilt)["libPlugin.so"] == nil, "\(rebuilt.stdout)")
         #expect(rebuilt.stderr.contains("scanning new or changed plugin files"))
     }
 
-    @Test func aPluginThatHangsInItsScanIsBlacklistedAfterTheTimeout() throws {
+    @Test func aPluginThatHangsInItsScanIsBlacklistedAfterTheTimeout() async throws {
         let host = try Host()
         let plugins = try Fixtures.stage(["BrokenHangInDecode"])
-        let run = try host.missive("list", "--plugin-path", plugins, "--format", "json", extra: ["MISSIVE_SCAN_TIMEOUT": "1"])
+        let run = try await host.missive("list", "--plugin-path", plugins, "--format", "json", extra: ["MISSIVE_SCAN_TIMEOUT": "1"])
         #expect(run.status == 0)
         let reason = try #require(try Self.rejections(run)["libBrokenHangInDecode.so"]?["reason"] as? String)
         #expect(reason.contains("hung during decode of fixture:hang example 0"), "\(reason)")
 
         // The same timeout does not scan again; a longer one does, since a busy machine may have been the cause.
-        let same = try host.missive("list", "--plugin-path", plugins, "-v", extra: ["MISSIVE_SCAN_TIMEOUT": "1"])
+        let same = try await host.missive("list", "--plugin-path", plugins, "-v", extra: ["MISSIVE_SCAN_TIMEOUT": "1"])
         #expect(!same.stderr.contains("scanning new or changed plugin files"), "\(same.stderr)")
-        let longer = try host.missive("list", "--plugin-path", plugins, "--format", "json", "-v", extra: ["MISSIVE_SCAN_TIMEOUT": "2"])
+        let longer = try await host.missive("list", "--plugin-path", plugins, "--format", "json", "-v", extra: ["MISSIVE_SCAN_TIMEOUT": "2"])
         #expect(longer.stderr.contains("scanning new or changed plugin files"), "\(longer.stderr)")
         let again = try #require(try Self.rejections(longer)["libBrokenHangInDecode.so"]?["reason"] as? String)
         #expect(again.contains("the scan did not finish in 2 s"), "\(again)")
     }
 
-    @Test func aPluginThatCrashesTheHostInADecodeIsQuarantinedAtTheNextStartUntilCleared() throws {
+    @Test func aPluginThatCrashesTheHostInADecodeIsQuarantinedAtTheNextStartUntilCleared() async throws {
         let host = try Host()
         let plugins = try Fixtures.stage(["BrokenAbortOnMessage", "DemoMessages"])
         let lines = [
@@ -122,12 +122,12 @@ import Testing
         ].joined(separator: "\n") + "\n"
 
         // Its examples pass the scan; the second message brings the host down, as in-process plugins do.
-        let crashed = try host.missive("decode", "-", "--plugin-path", plugins, input: lines)
+        let crashed = try await host.missive("decode", "-", "--plugin-path", plugins, input: lines)
         #expect(crashed.status != 0)
         #expect(crashed.stderr.contains("unexpected boom"))
 
         // The next start reports the plugin and decodes its messages as unknown, keeping them whole.
-        let second = try host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: lines)
+        let second = try await host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: lines)
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stderr.contains("quarantined: it crashed a host with SIGABRT (signal 6) during decode of fixture:boom"), "\(second.stderr)")
         let messages = try Self.messages(second)
@@ -137,7 +137,7 @@ import Testing
             #expect((message["reason"] as? String)?.contains("quarantined") == true)
         }
 
-        let list = try host.missive("quarantine", "list", "--format", "json")
+        let list = try await host.missive("quarantine", "list", "--format", "json")
         let crashes = try #require(try Self.object(list.stdout)["crashes"] as? [[String: Any]])
         #expect(crashes.count == 1)
         #expect(crashes.first?["file"] as? String == plugins + "/libBrokenAbortOnMessage.so")
@@ -145,23 +145,23 @@ import Testing
         #expect(crashes.first?["signal"] as? Int == 6 && crashes.first?["quarantined"] as? Bool == true)
 
         // Clearing it lets it load again (and crash again on the same message).
-        let cleared = try host.missive("quarantine", "clear", plugins + "/libBrokenAbortOnMessage.so")
+        let cleared = try await host.missive("quarantine", "clear", plugins + "/libBrokenAbortOnMessage.so")
         #expect(cleared.status == 0 && cleared.stdout.contains("libBrokenAbortOnMessage.so"), "\(cleared.stdout)")
-        #expect(try host.missive("quarantine", "list").stdout.contains("No plugin is quarantined"))
-        let fine = try host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: lines.split(separator: "\n")[0] + "\n")
+        await #expect(try host.missive("quarantine", "list").stdout.contains("No plugin is quarantined"))
+        let fine = try await host.missive("decode", "-", "--plugin-path", plugins, "--format", "json", input: lines.split(separator: "\n")[0] + "\n")
         #expect(fine.status == 0)
         #expect(try Self.messages(fine).first?["known"] as? Bool == true, "\(fine.stdout)")
     }
 
     @Test(arguments: [("BrokenCrashInEntry", "SIGSEGV (signal 11) during entry"), ("BrokenAbortInInitializer", "SIGABRT (signal 6) during load")])
-    func withoutTheScannerACrashWhileLoadingIsRecordedAndQuarantinedAtTheNextStart(product: String, recorded: String) throws {
+    func withoutTheScannerACrashWhileLoadingIsRecordedAndQuarantinedAtTheNextStart(product: String, recorded: String) async throws {
         let host = try Host()
         let plugins = try Fixtures.stage([product, "CRating"])
         let noScanner = ["MISSIVE_PLUGIN_SCANNER": "off"]
-        let first = try host.missive("list", "--plugin-path", plugins, extra: noScanner)
+        let first = try await host.missive("list", "--plugin-path", plugins, extra: noScanner)
         #expect(first.status != 0, "the plugin was meant to crash the host")
 
-        let second = try host.missive("list", "--plugin-path", plugins, "--format", "json", extra: noScanner)
+        let second = try await host.missive("list", "--plugin-path", plugins, "--format", "json", extra: noScanner)
         #expect(second.status == 0, "\(second.stderr)")
         let reason = try #require(try Self.rejections(second)["lib\(product).so"]?["reason"] as? String)
         #expect(reason.contains("quarantined: it crashed a host with \(recorded)"), "\(reason)")

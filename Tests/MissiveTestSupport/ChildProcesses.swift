@@ -1,0 +1,204 @@
+import Foundation
+import Missive
+import Testing
+
+/// Running programs from the tests: the `missive` executable as a user runs it, `psql`, `swift build`, a browser.
+///
+/// Swift's cooperative pool has one thread per core, and it does not grow when one of them blocks. A test that
+/// waited for a child on it would hold that thread from every other test of the run, and a test that measures how
+/// soon something happens (a notification, a refused connection) would measure the queue instead. So the tests
+/// wait for children with `await`: each child is waited for on a thread of its own, and at most
+/// ``childSlots`` children run at once (a count of the machine's cores), so that a parallel test run neither
+/// starves nor floods the machine. A free slot goes to the test that asked for its first child earliest, so that
+/// tests finish one after another, as they start, rather than all together at the end of the run, each past its
+/// time limit.
+extension Fixtures {
+    /// What a run of a program did.
+    package struct Run: Sendable {
+        /// The exit status, or the signal's number when ``signaled``.
+        package var status: Int32
+        /// What the program printed on standard output.
+        package var stdout: String
+        /// What the program printed on standard error.
+        package var stderr: String
+        /// Whether the run was stopped at its time limit.
+        package var timedOut = false
+        /// Whether a signal ended the program (then ``status`` is the signal's number).
+        package var signaled = false
+        /// How long the program ran, from its start to its end (without the wait for a slot).
+        package var duration: Duration = .zero
+    }
+
+    /// How many children the tests run at once: one more than the machine has cores, since a child spends part
+    /// of its life starting up and waiting for files.
+    package static let childSlots = ProcessInfo.processInfo.activeProcessorCount + 1
+
+    /// The slots ``run(_:_:input:directory:environment:inherit:timeout:background:)`` takes one of for each child.
+    private static let slots = ChildSlots(count: childSlots)
+
+    /// Runs the built `missive` executable, as a user would, without `MISSIVE_PLUGIN_PATH`.
+    package static func missive(_ arguments: String..., input: String? = nil, environment extra: [String: String] = [:]) async throws -> Run {
+        try await missive(arguments, input: input, environment: extra)
+    }
+
+    /// Runs the built `missive` executable with an array of arguments, optionally in another folder.
+    ///
+    /// Each run gets a crash journal of its own (`MISSIVE_QUARANTINE`), so that a plugin one test crashes
+    /// on purpose is never quarantined for another; tests of the quarantine pass one in `environment`.
+    package static func missive(
+        _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:], directory: String? = nil
+    ) async throws -> Run {
+        let journal = NSTemporaryDirectory() + "missive-tests-crashes-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: journal) }
+        return try await run(
+            buildDirectory + "/missive", arguments, input: input, directory: directory,
+            environment: missiveEnvironment(journal: journal).merging(extra) { _, new in new }, inherit: false)
+    }
+
+    /// ``missive(_:input:environment:directory:)``, blocking the calling thread until the run ends: only for a
+    /// `static let` made once, which cannot wait with `await`.
+    package static func missiveBlocking(_ arguments: String...) throws -> Run {
+        let journal = NSTemporaryDirectory() + "missive-tests-crashes-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: journal) }
+        return try runBlocking(buildDirectory + "/missive", arguments, environment: missiveEnvironment(journal: journal), inherit: false)
+    }
+
+    /// The environment of a `missive` run: this process's without `MISSIVE_PLUGIN_PATH`, with the tests' metadata
+    /// cache and the crash journal `journal`.
+    package static func missiveEnvironment(journal: String) -> [String: String] {
+        ProcessInfo.processInfo.environment.filter { $0.key != PluginSearchPath.environmentVariable }
+            .merging(["MISSIVE_METADATA_CACHE": cliMetadataCache, "MISSIVE_QUARANTINE": journal]) { _, new in new }
+    }
+
+    /// Runs a program and collects what it prints, waiting for it off Swift's cooperative pool and within the
+    /// limit of ``childSlots`` children at once.
+    ///
+    /// The environment is this process's with `environment` added, or with `inherit: false` exactly `environment`.
+    /// With a `timeout`, a program still running then is stopped, and the run says so. A `background` run (a
+    /// `swift build` of an example package) is long and heavy: it runs at the lowest CPU priority, so that it only
+    /// takes what the other tests leave, and outside the limit, so that it holds no slot for minutes.
+    package static func run(
+        _ executable: String, _ arguments: [String], input: String? = nil, directory: String? = nil,
+        environment: [String: String] = [:], inherit: Bool = true, timeout: Duration? = nil, background: Bool = false
+    ) async throws -> Run {
+        if background {
+            return try await offThePool {
+                try runBlocking("/usr/bin/nice", ["-n", "19", executable] + arguments, input: input, directory: directory,
+                    environment: environment, inherit: inherit, timeout: timeout)
+            }
+        }
+        await slots.acquire(for: Test.current?.id)
+        do {
+            let run = try await offThePool {
+                try runBlocking(executable, arguments, input: input, directory: directory, environment: environment, inherit: inherit, timeout: timeout)
+            }
+            await slots.release()
+            return run
+        } catch {
+            await slots.release()
+            throw error
+        }
+    }
+
+    /// Runs a program and collects what it prints, blocking the calling thread until it ends.
+    ///
+    /// Only for places that cannot wait with `await` (a `static let` made once); tests use
+    /// ``run(_:_:input:directory:environment:inherit:timeout:background:)``.
+    package static func runBlocking(
+        _ executable: String, _ arguments: [String], input: String? = nil, directory: String? = nil,
+        environment: [String: String] = [:], inherit: Bool = true, timeout: Duration? = nil
+    ) throws -> Run {
+        let process = Process()
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = inherit ? ProcessInfo.processInfo.environment.merging(environment) { _, new in new } : environment
+        // Output goes to files, not pipes: a child that fills one pipe while the other is read would block.
+        let outputs = NSTemporaryDirectory() + "missive-tests-run-" + UUID().uuidString
+        _ = FileManager.default.createFile(atPath: outputs + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: outputs + ".err", contents: nil)
+        defer {
+            try? FileManager.default.removeItem(atPath: outputs + ".out")
+            try? FileManager.default.removeItem(atPath: outputs + ".err")
+        }
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outputs + ".out"))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: outputs + ".err"))
+        let inPipe = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = inPipe
+        let started = ContinuousClock.now
+        try process.run()
+        try out.close()
+        try err.close()
+        if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
+        try inPipe.fileHandleForWriting.close()
+        var timedOut = false
+        if let timeout {
+            let deadline = ContinuousClock.now + timeout
+            while process.isRunning {
+                if ContinuousClock.now >= deadline {
+                    timedOut = true
+                    process.terminate()
+                    break
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        process.waitUntilExit()
+        let stdout = FileManager.default.contentsOfFile(atPath: outputs + ".out") ?? Data()
+        let stderr = FileManager.default.contentsOfFile(atPath: outputs + ".err") ?? Data()
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self),
+            timedOut: timedOut, signaled: process.terminationReason == .uncaughtSignal, duration: ContinuousClock.now - started)
+    }
+
+    /// Runs blocking work (waiting for a child process, a `psql`) on a thread of its own, off Swift's cooperative
+    /// pool: that pool has one thread per core, and work blocked on it would hold it from every other test of the run.
+    package static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+}
+
+/// A counting semaphore for async code: at most `count` holders at once; the others wait without holding a
+/// thread, and a slot given back goes to the waiter whose test asked first.
+private actor ChildSlots {
+    /// The slots not taken.
+    private var free: Int
+    /// The callers waiting for a slot, with the rank of their test.
+    private var waiting: [(rank: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// The rank of each test that asked for a slot: the order of their first requests.
+    private var ranks: [Test.ID: Int] = [:]
+    /// The rank of the next test to ask for the first time.
+    private var nextRank = 0
+
+    init(count: Int) { free = max(1, count) }
+
+    /// Takes a slot for the test `test` (or for a caller outside any test), waiting for one when all are taken.
+    func acquire(for test: Test.ID?) async {
+        let rank: Int
+        if let test, let known = ranks[test] {
+            rank = known
+        } else {
+            rank = nextRank
+            nextRank += 1
+            if let test { ranks[test] = rank }
+        }
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append((rank, $0)) }
+    }
+
+    /// Gives a slot back: to the waiter of the earliest test when there is one.
+    func release() {
+        guard let first = waiting.indices.min(by: { waiting[$0].rank < waiting[$1].rank }) else {
+            free += 1
+            return
+        }
+        waiting.remove(at: first).continuation.resume()
+    }
+}
