@@ -200,7 +200,7 @@ extension PostgresMessageStore {
             case .queryCancelled:
                 return StoreError(.unavailable, "the call was cancelled before it reached the server\(lost)", path: location)
             case .authMechanismRequiresPassword:
-                return StoreError(.cannotOpen, "cannot log in: the server asks for a password and the URL gives none", path: location)
+                return StoreError(.cannotOpen, "cannot log in: the server asks for a password, and neither the URL, PGPASSWORD nor the password file (PGPASSFILE or ~/.pgpass) gives one", path: location)
             case .unsupportedAuthMechanism, .saslError:
                 return StoreError(.cannotOpen, "cannot log in: \(error.underlying.map { "\($0)" } ?? "the server's way of logging in is not supported")", path: location)
             case .sslUnsupported:

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Missive
 import MissiveStore
@@ -66,6 +67,9 @@ public final class PostgresMessageStore: MessageStore {
     /// Opens the store in the database at `location`, creating its tables in an empty database and bringing an
     /// older schema up to date (once, when several processes open it at the same time).
     ///
+    /// A URL without a password takes it from where PostgreSQL's own tools do: the environment variable
+    /// `PGPASSWORD`, then the password file (`PGPASSFILE`, or `~/.pgpass` when only its owner may read it).
+    ///
     /// - Parameters:
     ///   - location: the database, as a parsed `postgres://` URL.
     ///   - kind: the kind the store must be: a new store takes it; an existing one of the other kind is refused.
@@ -78,6 +82,7 @@ public final class PostgresMessageStore: MessageStore {
     public static func open(
         _ location: PostgresLocation, kind: StoreKind?, logger: Logger = Logger(label: "missive.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws(StoreError) -> PostgresMessageStore {
+        let location = PasswordSources.filling(location, environment: ProcessInfo.processInfo.environment)
         let shown = location.description
         let resolved: StoreKind
         do {
