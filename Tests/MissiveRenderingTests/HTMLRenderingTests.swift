@@ -592,7 +592,7 @@ enum Chromium {
             "--no-default-browser-check", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
             "--user-data-dir=\(profile)",
         ]
-        return try await Fixtures.run(chromium, flags + arguments, timeout: timeout)
+        return try await Fixtures.run(chromium, flags + arguments, timeout: timeout, priority: .immediate)
     }
 }
 

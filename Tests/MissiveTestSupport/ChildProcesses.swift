@@ -33,7 +33,7 @@ extension Fixtures {
     /// of its life starting up and waiting for files.
     package static let childSlots = ProcessInfo.processInfo.activeProcessorCount + 1
 
-    /// The slots ``run(_:_:input:directory:environment:inherit:timeout:background:)`` takes one of for each child.
+    /// The slots ``run(_:_:input:directory:environment:inherit:timeout:priority:)`` takes one of for each child.
     private static let slots = ChildSlots(count: childSlots)
 
     /// Runs the built `missive` executable, as a user would, without `MISSIVE_PLUGIN_PATH`.
@@ -74,14 +74,20 @@ extension Fixtures {
     /// limit of ``childSlots`` children at once.
     ///
     /// The environment is this process's with `environment` added, or with `inherit: false` exactly `environment`.
-    /// With a `timeout`, a program still running then is stopped, and the run says so. A `background` run (a
-    /// `swift build` of an example package) is long and heavy: it runs at the lowest CPU priority, so that it only
-    /// takes what the other tests leave, and outside the limit, so that it holds no slot for minutes.
+    /// With a `timeout`, a program still running then is stopped, and the run says so. `priority` says whether
+    /// the run waits for a slot (see ``Priority``).
     package static func run(
         _ executable: String, _ arguments: [String], input: String? = nil, directory: String? = nil,
-        environment: [String: String] = [:], inherit: Bool = true, timeout: Duration? = nil, background: Bool = false
+        environment: [String: String] = [:], inherit: Bool = true, timeout: Duration? = nil, priority: Priority = .normal
     ) async throws -> Run {
-        if background {
+        switch priority {
+        case .normal:
+            break
+        case .immediate:
+            return try await offThePool {
+                try runBlocking(executable, arguments, input: input, directory: directory, environment: environment, inherit: inherit, timeout: timeout)
+            }
+        case .background:
             return try await offThePool {
                 try runBlocking("/usr/bin/nice", ["-n", "19", executable] + arguments, input: input, directory: directory,
                     environment: environment, inherit: inherit, timeout: timeout)
@@ -100,10 +106,22 @@ extension Fixtures {
         }
     }
 
+    /// Whether a run waits for one of the ``childSlots``.
+    package enum Priority: Sendable {
+        /// It waits for a slot, as most runs do.
+        case normal
+        /// It starts at once, outside the limit: for the few runs of a test with a tight time limit that does
+        /// nothing else in children (a headless browser), which would otherwise wait behind every test of the run.
+        case immediate
+        /// It starts at once, outside the limit, at the lowest CPU priority: for long, heavy runs (a `swift build`
+        /// of an example package) that should take only what the other tests leave and hold no slot for minutes.
+        case background
+    }
+
     /// Runs a program and collects what it prints, blocking the calling thread until it ends.
     ///
     /// Only for places that cannot wait with `await` (a `static let` made once); tests use
-    /// ``run(_:_:input:directory:environment:inherit:timeout:background:)``.
+    /// ``run(_:_:input:directory:environment:inherit:timeout:priority:)``.
     package static func runBlocking(
         _ executable: String, _ arguments: [String], input: String? = nil, directory: String? = nil,
         environment: [String: String] = [:], inherit: Bool = true, timeout: Duration? = nil

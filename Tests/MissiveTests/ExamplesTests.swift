@@ -92,7 +92,7 @@ import Testing
             // Right after the subcommand: after a command plugin's name, options go to the plugin.
             let run = try await Fixtures.run(
                 "/usr/bin/env", ["swift", arguments[0], "--config-path", configuration] + arguments.dropFirst(), directory: work + "/" + package,
-                environment: environment, background: true)
+                environment: environment, priority: .background)
             #expect(run.status == 0, "swift \(arguments.joined(separator: " ")) in \(package):\n\(run.stdout)\n\(run.stderr)")
             return run
         }
