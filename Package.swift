@@ -47,6 +47,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // The PostgreSQL store's client (its connection pool, extended protocol, LISTEN).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // NIO's own errors, to say in words why a server cannot be reached (postgres-nio runs on it anyway).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     ],
     targets: [
         // The C ABI: one versioned header.
@@ -84,6 +86,7 @@ let package = Package(
             name: "MissivePostgresStore",
             dependencies: [
                 "MissiveStore", "Missive", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift

@@ -1,6 +1,8 @@
+import Foundation
 import Logging
 import MissiveStore
 import NIOCore
+import NIOPosix
 import PostgresNIO
 import Synchronization
 
@@ -191,7 +193,7 @@ extension PostgresMessageStore {
                     return StoreError(.database, "\(message)\(detail) (SQLSTATE \(state))", path: location)
                 }
             case .connectionError:
-                let reason = error.underlying.map { "\($0)" } ?? "the connection failed"
+                let reason = error.underlying.map(unreachableReason) ?? "the connection failed"
                 return StoreError(.unavailable, "the server cannot be reached: \(reason)", path: location)
             case .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
                 return StoreError(.unavailable, "the connection to the server was lost during the call\(lost)", path: location)
@@ -215,7 +217,25 @@ extension PostgresMessageStore {
         if error is CancellationError {
             return StoreError(.unavailable, "the call was cancelled\(lost)", path: location)
         }
-        return StoreError(.unavailable, "the server cannot be reached: \(error)", path: location)
+        return StoreError(.unavailable, "the server cannot be reached: \(unreachableReason(error))", path: location)
+    }
+
+    /// Why a connection could not be made, in words: the system's reason for a refused or failed connection
+    /// ("connection refused", "no such file or directory" for a missing socket), a host name that is not known,
+    /// or no answer in time; the error's own description for anything else.
+    static func unreachableReason(_ error: any Error) -> String {
+        switch error {
+        case let error as NIOConnectionError:
+            if let failure = error.connectionErrors.first { return unreachableReason(failure.error) }
+            if error.dnsAError != nil || error.dnsAAAAError != nil { return "the host name \(error.host) is not known" }
+            return "no address was found for \(error.host)"
+        case let error as IOError:
+            return String(cString: strerror(error.errnoCode)).lowercased()
+        case ChannelError.connectTimeout(let timeout):
+            return "no answer within the connect timeout (\(timeout.nanoseconds / 1_000_000_000) s)"
+        default:
+            return "\(error)"
+        }
     }
 }
 
