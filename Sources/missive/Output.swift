@@ -36,6 +36,18 @@ enum Console {
         write(Array(text.utf8), to: STDOUT_FILENO)
     }
 
+    /// Ends the process as a write would after the reader of standard output went away (``Status/brokenPipe``),
+    /// checking every `interval` until the task is cancelled: for a command that may wait long between two
+    /// writes (`store follow`), so that `missive store follow | head -1` ends when `head` does, not at the next
+    /// change. Only a pipe or a socket reports that its reader is gone; a file or a terminal never ends it.
+    static func endWhenOutputCloses(checkingEvery interval: Duration = .milliseconds(200)) async {
+        while !Task.isCancelled {
+            var watched = pollfd(fd: STDOUT_FILENO, events: 0, revents: 0)
+            if poll(&watched, 1, 0) == 1, watched.revents & Int16(POLLERR) != 0 { exit(Status.brokenPipe) }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
     /// The width of the terminal standard output is, or `nil` when it is not a terminal.
     static var terminalColumns: Int? {
         var size = winsize()

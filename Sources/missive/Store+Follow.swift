@@ -10,7 +10,8 @@ extension MissiveCommand.Store {
                 Each change (stored, edited, deleted, read, joined, left) is printed with its position, in the order \
                 the writes committed. A follower that keeps the last position it printed and starts again with \
                 --after that position misses nothing and sees nothing twice. With --format json, one JSON object a \
-                line. --once prints what is there and stops.
+                line. --once prints what is there and stops. Following ends when the reader of its output goes \
+                away (exit status 141, as for `| head`).
                 """)
 
         @Option(help: "The position to start after (0: from the first change).")
@@ -37,6 +38,9 @@ extension MissiveCommand.Store {
                         position = last.position
                     }
                 } else {
+                    // Between two changes nothing is written, so a reader that went away is noticed by watching.
+                    let watcher = Task { await Console.endWhenOutputCloses() }
+                    defer { watcher.cancel() }
                     for try await change in database.follow(after: after) { try print(change) }
                 }
             } catch let error as StoreError {

@@ -59,6 +59,43 @@ import Testing
         #expect(try await Fixtures.missive("store", "check", "--db", db).stdout.hasPrefix("Consistent"))
     }
 
+    /// `missive store follow | head -1`: the follower ends when its reader does, although no change comes after.
+    @Test func aFollowerEndsWhenTheReaderOfItsOutputGoesAway() async throws {
+        let db = try await Self.sharedStore(.sqlite)
+        let once = try await Fixtures.missive("store", "follow", "--db", db, "--once")
+        let last = try #require(once.stdout.split(separator: "\n").last?.split(separator: " ").first.map(String.init))
+        let follower = Process()
+        follower.executableURL = URL(fileURLWithPath: Fixtures.buildDirectory + "/missive")
+        follower.arguments = ["store", "follow", "--db", db]
+        follower.environment = ProcessInfo.processInfo.environment.merging(["MISSIVE_METADATA_CACHE": Fixtures.cliMetadataCache]) { $1 }
+        let output = Pipe()
+        follower.standardOutput = output
+        follower.standardError = FileHandle.nullDevice
+        try follower.run()
+        try? output.fileHandleForWriting.close()
+        // Every change so far is read, so the follower has nothing left to write when the reader goes away.
+        let reader = output.fileHandleForReading
+        let printed = try await Fixtures.offThePool {
+            var text = ""
+            while !text.hasPrefix(last + " ") && !text.contains("\n" + last + " ") {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
+        }
+        #expect(printed.contains("\n" + last + " "), "the changes so far are printed first:\n\(printed)")
+        try await Task.sleep(for: .milliseconds(300))
+        try reader.close()
+        // Nothing is written to the store any more: only noticing the closed pipe ends the follower.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while follower.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!follower.isRunning, "the follower kept waiting after its reader went away")
+        if follower.isRunning { follower.terminate() }
+        try await Fixtures.offThePool { follower.waitUntilExit() }
+        #expect(follower.terminationStatus == 141, "128 + SIGPIPE, as a shell reports for `| head`")
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func aFollowerInAnotherProcessSeesEveryChangeOnceAcrossARestart(backend: StoreBackend) async throws {
         let db = try await Self.sharedStore(backend)
