@@ -80,30 +80,19 @@ extension Fixtures {
         _ executable: String, _ arguments: [String], input: String? = nil, directory: String? = nil,
         environment: [String: String] = [:], inherit: Bool = true, timeout: Duration? = nil, priority: Priority = .normal
     ) async throws -> Run {
-        switch priority {
-        case .normal:
-            break
-        case .immediate:
-            return try await offThePool {
-                try runBlocking(executable, arguments, input: input, directory: directory, environment: environment, inherit: inherit, timeout: timeout)
-            }
-        case .background:
-            return try await offThePool {
-                try runBlocking("/usr/bin/nice", ["-n", "19", executable] + arguments, input: input, directory: directory,
-                    environment: environment, inherit: inherit, timeout: timeout)
-            }
-        }
-        await slots.acquire(for: Test.current?.id)
+        let (program, programArguments) = priority == .background ? ("/usr/bin/nice", ["-n", "19", executable] + arguments) : (executable, arguments)
+        let limited = priority == .normal
+        if limited { await slots.acquire(for: Test.current?.id) }
+        let result: Result<Run, any Error>
         do {
-            let run = try await offThePool {
-                try runBlocking(executable, arguments, input: input, directory: directory, environment: environment, inherit: inherit, timeout: timeout)
-            }
-            await slots.release()
-            return run
+            result = .success(try await offThePool {
+                try runBlocking(program, programArguments, input: input, directory: directory, environment: environment, inherit: inherit, timeout: timeout)
+            })
         } catch {
-            await slots.release()
-            throw error
+            result = .failure(error)
         }
+        if limited { await slots.release() }
+        return try result.get()
     }
 
     /// Whether a run waits for one of the ``childSlots``.
