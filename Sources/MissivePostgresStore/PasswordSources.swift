@@ -5,16 +5,35 @@ import MissiveStore
 /// password need not be written in a URL that shows up in shell histories and process lists: the environment
 /// variable `PGPASSWORD`, then the password file (`PGPASSFILE`, or `~/.pgpass`).
 enum PasswordSources {
-    /// `location` with its password filled in from `environment` or the password file, when its URL gives none.
-    static func filling(_ location: PostgresLocation, environment: [String: String]) -> PostgresLocation {
-        guard location.password == nil else { return location }
+    /// `location` with its password filled in from `environment` or the password file, when its URL gives none;
+    /// and, for a failed login's message, where the password came from or why the password file was passed over.
+    static func filling(_ location: PostgresLocation, environment: [String: String]) -> (location: PostgresLocation, note: String?) {
+        guard location.password == nil else { return (location, nil) }
         var filled = location
         if let password = environment["PGPASSWORD"], !password.isEmpty {
             filled.password = password
-        } else if let path = passwordFilePath(environment), let password = password(in: path, for: location) {
-            filled.password = password
+            return (filled, "the password came from PGPASSWORD")
         }
-        return filled
+        guard let path = passwordFilePath(environment) else { return (location, nil) }
+        switch password(in: path, for: location) {
+        case .found(let password):
+            filled.password = password
+            return (filled, "the password came from \(path)")
+        case .noMatch:
+            return (location, nil)
+        case .notUsed(let reason):
+            return (location, "\(path) was not used: \(reason)")
+        }
+    }
+
+    /// What the password file says for a location.
+    enum Lookup {
+        /// The password of the first line that matches.
+        case found(String)
+        /// No file, or no line that matches.
+        case noMatch
+        /// A file that is not used, and why.
+        case notUsed(String)
     }
 
     /// The password file: `PGPASSFILE`, or `.pgpass` in the home folder.
@@ -24,17 +43,18 @@ enum PasswordSources {
         return (home.hasSuffix("/") ? home : home + "/") + ".pgpass"
     }
 
-    /// The password of the first line of the file at `path` that matches `location`, or `nil`.
+    /// The password of the first line of the file at `path` that matches `location`.
     ///
     /// A line is `host:port:database:user:password`; `*` in any of the first four fields matches anything; `\:`
     /// and `\\` stand for `:` and `\`; lines starting with `#` are comments. A unix socket matches the host
     /// `localhost` and the socket's folder. As PostgreSQL's tools do, a file that is not a regular file, or that
     /// its group or others may read, is not used.
-    static func password(in path: String, for location: PostgresLocation) -> String? {
+    static func password(in path: String, for location: PostgresLocation) -> Lookup {
         var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o077 == 0,
-            let text = try? String(contentsOfFile: path, encoding: .utf8)
-        else { return nil }
+        guard stat(path, &status) == 0 else { return .noMatch }
+        guard status.st_mode & S_IFMT == S_IFREG else { return .notUsed("it is not a regular file") }
+        guard status.st_mode & 0o077 == 0 else { return .notUsed("its group or others may read it (chmod 600 makes it private)") }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return .notUsed("it cannot be read as UTF-8 text") }
         let hosts: [String]
         let port: Int
         switch location.server {
@@ -52,10 +72,10 @@ enum PasswordSources {
             if matches(fields[0], hosts), matches(fields[1], [String(port)]), matches(fields[2], [location.database]),
                 matches(fields[3], [location.user])
             {
-                return fields[4]
+                return .found(fields[4])
             }
         }
-        return nil
+        return .noMatch
     }
 
     /// The fields of one line of the password file, split at the colons that are not escaped, with their escapes

@@ -82,7 +82,7 @@ public final class PostgresMessageStore: MessageStore {
     public static func open(
         _ location: PostgresLocation, kind: StoreKind?, logger: Logger = Logger(label: "missive.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws(StoreError) -> PostgresMessageStore {
-        let location = PasswordSources.filling(location, environment: ProcessInfo.processInfo.environment)
+        let (location, passwordNote) = PasswordSources.filling(location, environment: ProcessInfo.processInfo.environment)
         let shown = location.description
         let resolved: StoreKind
         do {
@@ -98,6 +98,7 @@ public final class PostgresMessageStore: MessageStore {
         } catch {
             var error = storeError(error, location: shown, statementTimeout: location.statementTimeout)
             if error.code == .unavailable { error.message = "cannot open the store: " + error.message }
+            if let passwordNote, error.code == .cannotOpen, error.message.hasPrefix("cannot log in") { error.message += " (\(passwordNote))" }
             throw error
         }
         return PostgresMessageStore(kind: resolved, location: location, logger: logger)

@@ -34,12 +34,15 @@ import Testing
         #expect(chmod(file, 0o600) == 0)
         let wrong = try await ingest(["PGPASSWORD": "not-" + password])
         #expect(wrong.status != 0 && wrong.stderr.contains("password authentication failed"), "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("(the password came from PGPASSWORD)"), "\(wrong.stderr)")
         // From ~/.pgpass, which only its owner may read.
         let fromHome = try await ingest([:])
         #expect(fromHome.status == 0, "\(fromHome.stderr)")
         // A password file others may read is not used, as PostgreSQL's tools do not use it.
         #expect(chmod(file, 0o644) == 0)
-        #expect(try await ingest([:]).status != 0)
+        let shared = try await ingest([:])
+        #expect(shared.status != 0)
+        #expect(shared.stderr.contains("\(file) was not used: its group or others may read it"), "\(shared.stderr)")
 
         // PGPASSFILE names another file: comments, lines for other databases, wildcards, and escaped colons.
         let other = home + "/passwords"
