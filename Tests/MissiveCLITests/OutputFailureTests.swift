@@ -7,7 +7,7 @@ import Testing
 @Suite struct OutputFailureTests {
     /// Runs `missive` with `arguments` through `sh -c`, so that `redirections` (shell syntax) apply to it.
     static func shell(_ arguments: String, redirections: String) async throws -> Fixtures.Run {
-        let journal = NSTemporaryDirectory() + "missive-tests-crashes-\(UUID().uuidString)"
+        let journal = Fixtures.scratchPath("crashes")
         defer { try? FileManager.default.removeItem(atPath: journal) }
         return try await Fixtures.run(
             "/bin/sh", ["-c", "\"$0\" \(arguments) \(redirections)", Fixtures.buildDirectory + "/missive"],
@@ -50,7 +50,7 @@ import Testing
     /// `missive decode big.jsonl | head -1`: head reads one line and leaves; the decode ends at its next
     /// write, quietly, with the status a shell gives a program that SIGPIPE ended.
     @Test func aReaderThatGoesAwayEndsTheCommandQuietly() async throws {
-        let status = NSTemporaryDirectory() + "missive-tests-status-\(UUID().uuidString)"
+        let status = Fixtures.scratchPath("status")
         defer { try? FileManager.default.removeItem(atPath: status) }
         // PIPESTATUS[0] is the decode's status, not head's.
         let pipeline = try await Fixtures.run(
@@ -66,7 +66,7 @@ import Testing
 
     /// A file of envelopes much bigger than a pipe's buffer, made once.
     static func bigInput() throws -> String {
-        let path = NSTemporaryDirectory() + "missive-tests-big-\(ProcessInfo.processInfo.processIdentifier).jsonl"
+        let path = Fixtures.scratchRoot + "/big.jsonl"
         if FileManager.default.fileExists(atPath: path) { return path }
         let lines = try Fixtures.conversationLines()
         var bytes: [UInt8] = []

@@ -24,7 +24,7 @@ import Testing
         /// give files to it.
         static let sharedGroup: gid_t? = {
             guard let group = getgrnam("users") else { return nil }
-            let probe = NSTemporaryDirectory() + "missive-tests-group-\(UUID().uuidString)"
+            let probe = Fixtures.scratchPath("group")
             guard FileManager.default.createFile(atPath: probe, contents: nil) else { return nil }
             defer { unlink(probe) }
             return chown(probe, uid_t.max, group.pointee.gr_gid) == 0 ? group.pointee.gr_gid : nil

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MissiveConformance
 import MissiveCore
+import MissiveTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -62,7 +63,7 @@ import Glibc
     }
 
     @Test func theTrailKeepsTheLastInputNoted() throws {
-        let path = NSTemporaryDirectory() + "missive-trail-\(UUID().uuidString)"
+        let path = Fixtures.scratchPath("trail")
         defer { try? FileManager.default.removeItem(atPath: path) }
         InputTrail.open(at: path)
         InputTrail.note("fixture:x, input 1 of 2: \"{}\"")

@@ -48,7 +48,7 @@ extension Fixtures {
     package static func missive(
         _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:], directory: String? = nil
     ) async throws -> Run {
-        let journal = NSTemporaryDirectory() + "missive-tests-crashes-\(UUID().uuidString)"
+        let journal = Fixtures.scratchPath("crashes")
         defer { try? FileManager.default.removeItem(atPath: journal) }
         return try await run(
             buildDirectory + "/missive", arguments, input: input, directory: directory,
@@ -58,7 +58,7 @@ extension Fixtures {
     /// ``missive(_:input:environment:directory:)``, blocking the calling thread until the run ends: only for a
     /// `static let` made once, which cannot wait with `await`.
     package static func missiveBlocking(_ arguments: String...) throws -> Run {
-        let journal = NSTemporaryDirectory() + "missive-tests-crashes-\(UUID().uuidString)"
+        let journal = Fixtures.scratchPath("crashes")
         defer { try? FileManager.default.removeItem(atPath: journal) }
         return try runBlocking(buildDirectory + "/missive", arguments, environment: missiveEnvironment(journal: journal), inherit: false)
     }
@@ -121,7 +121,7 @@ extension Fixtures {
         process.arguments = arguments
         process.environment = inherit ? ProcessInfo.processInfo.environment.merging(environment) { _, new in new } : environment
         // Output goes to files, not pipes: a child that fills one pipe while the other is read would block.
-        let outputs = NSTemporaryDirectory() + "missive-tests-run-" + UUID().uuidString
+        let outputs = Fixtures.scratchPath("run")
         _ = FileManager.default.createFile(atPath: outputs + ".out", contents: nil)
         _ = FileManager.default.createFile(atPath: outputs + ".err", contents: nil)
         defer {
