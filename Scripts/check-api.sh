@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails on a break of the public API since the last release that CHANGELOG.md does not announce (docs/API.md).
 #
-#   bash Scripts/check-api.sh [swift build options for the current package, such as --scratch-path .build-x]
+#   bash Scripts/check-api.sh [--record] [swift build options for the current package, such as --scratch-path .build-x]
 #
 # The last release is the one `.api-baseline` records (its version and the full hash of its commit: tags do not
 # reach every clone). swift-api-digester compares the public API of the library products' modules, and of
@@ -10,11 +10,18 @@
 # is, in what the coming release announces: a removed `Name`, a renamed `Old` (which also covers the declarations
 # whose types mention `Old`), a changed `Type.member`.
 #
-# The first run extracts the release's source into .build/api-baseline, builds those five modules there (about as
-# long as a first `swift build`) and keeps their API; later runs reuse it and only build the current modules, which
-# `swift test` has built already, so they take seconds.
+# The release's API comes from API/baselines/COMMIT-swift-TOOLCHAIN/ when the repository records it for this toolchain
+# (the digester's dumps, public declarations only, gzipped: `--record` writes them). Otherwise the first run
+# extracts the release's source into .build/api-baseline, builds those five modules there (about as long as a first
+# `swift build`) and keeps their API. Later runs reuse it and only build the current modules, which `swift test` has
+# built already, so they take seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+record=no
+if [[ ${1:-} == --record ]]; then
+    record=yes
+    shift
+fi
 
 # The release: the first line of .api-baseline that is not a comment, "VERSION COMMIT".
 read -r version commit < <(grep -v '^\s*\(#\|$\)' .api-baseline | head -n 1) || true
@@ -60,7 +67,19 @@ search_paths() {
     return 0
 }
 
-# The release's API, once per release and toolchain: its source from git, built in a scratch folder that stays.
+# The release's API, once per release and toolchain: recorded in the repository, or its source from git, built in a
+# scratch folder that stays.
+recorded=API/baselines/$commit-swift-$toolchain
+if ! [[ -s $baselines/${modules[-1]}.json ]] && [[ -s $recorded/${modules[-1]}.json.gz ]]; then
+    rm -rf "$baselines.partial"
+    mkdir -p "$baselines.partial"
+    for module in "${modules[@]}"; do
+        gzip -dc "$recorded/$module.json.gz" >"$baselines.partial/$module.json"
+    done
+    rm -rf "$baselines"
+    mv "$baselines.partial" "$baselines"
+    echo "check-api: $version's API as recorded in $recorded"
+fi
 if ! [[ -s $baselines/${modules[-1]}.json ]]; then
     checkout=$work/checkout-$commit
     if [[ ! -f $checkout/Package.swift ]]; then
@@ -80,6 +99,15 @@ if ! [[ -s $baselines/${modules[-1]}.json ]]; then
     done
     rm -rf "$baselines"
     mv "$baselines.partial" "$baselines"
+fi
+
+if [[ $record == yes ]]; then
+    mkdir -p "$recorded"
+    for module in "${modules[@]}"; do
+        # Only what the comparison reads: the public declarations, without the dump's indentation.
+        python3 Scripts/api-public-only.py "$baselines/$module.json" /dev/stdout | gzip -9n >"$recorded/$module.json.gz"
+    done
+    echo "check-api: recorded $version's API in $recorded; commit it, so that CI need not build $version"
 fi
 
 # The current API, compared with the release's.
