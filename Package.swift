@@ -24,6 +24,8 @@ let package = Package(
         // For hosts that keep messages on a PostgreSQL server; a host on SQLite never builds NIO.
         .library(name: "MissivePostgresStore", targets: ["MissivePostgresStore"]),
         .executable(name: "missive", targets: ["missive"]),
+        // For plugin authors: `missive check` alone, without the store, the database client or the server.
+        .executable(name: "missive-check", targets: ["missive-check"]),
         // For hosts built on the library: tries new or changed plugin files in a child process before loading.
         .executable(name: "missive-plugin-scanner", targets: ["missive-plugin-scanner"]),
         // `swift package missive-check`: validate a package's plugin products.
@@ -118,26 +120,40 @@ let package = Package(
         // The allocator's heap counter (glibc's mallinfo2), for the memory checks.
         .target(name: "CMissiveHeap"),
 
+        // What the command-line tools share: the console, paths, how a command ends, the checker's options.
+        .target(
+            name: "MissiveCommandLine",
+            dependencies: ["Missive", "MissiveConformance", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictSwift
+        ),
+
         // The command-line tool.
         .executableTarget(
             name: "missive",
             dependencies: [
-                "Missive", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissivePostgresStore",
+                "Missive", "MissiveCommandLine", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissivePostgresStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift
         ),
 
+        // The conformance checker on its own: what the command plugin runs.
+        .executableTarget(
+            name: "missive-check",
+            dependencies: ["Missive", "MissiveCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictSwift
+        ),
+
         // The plugin scanner's child process, for hosts built on the library.
         .executableTarget(name: "missive-plugin-scanner", dependencies: ["Missive"], swiftSettings: strictSwift),
 
-        // The command plugin: builds the dynamic library products and runs `missive check` on them.
+        // The command plugin: builds the dynamic library products and runs `missive-check` on them.
         .plugin(
             name: "MissiveCheckPlugin",
             capability: .command(
                 intent: .custom(verb: "missive-check", description: "Run the Missive conformance suite on this package's plugin products.")),
-            dependencies: ["missive"]
+            dependencies: ["missive-check"]
         ),
 
         // Sample plugins.

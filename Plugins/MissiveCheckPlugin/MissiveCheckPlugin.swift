@@ -4,9 +4,10 @@ import PackagePlugin
 /// `swift package missive-check [--product NAME]... [-c debug|release] [missive check options]`
 ///
 /// Builds the package's dynamic library products (or the ones named with `--product`) in the chosen
-/// configuration (debug by default; `-c release` checks what you ship) and runs `missive check` on them.
-/// Every other argument goes to `missive check` unchanged. All the logic lives in the `missive` tool and the
-/// MissiveConformance library; this plugin only builds and runs.
+/// configuration (debug by default; `-c release` checks what you ship) and runs `missive-check` on them.
+/// Every other argument goes to `missive-check` unchanged. All the logic lives in the `missive-check` tool (the
+/// same checker as `missive check`, without the rest of `missive`) and the MissiveConformance library; this plugin
+/// only builds and runs.
 @main
 struct MissiveCheckPlugin: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
@@ -46,17 +47,17 @@ struct MissiveCheckPlugin: CommandPlugin {
             files += result.builtArtifacts.filter { $0.kind == .dynamicLibrary }.map(\.url.path)
         }
 
-        let tool = try context.tool(named: "missive")
+        let tool = try context.tool(named: "missive-check")
         let process = Process()
         process.executableURL = tool.url
-        process.arguments = ["check"] + files + extractor.remainingArguments
+        process.arguments = files + extractor.remainingArguments
         try process.run()
         process.waitUntilExit()
-        // missive check: 1 when a check fails, 2 for a usage error (which it has already explained).
+        // missive-check: 1 when a check fails, 2 for a usage error (which it has already explained).
         switch process.terminationStatus {
         case 0: return
-        case 2: throw CheckPluginError("usage error in the options given to missive check, which printed the reason; `missive check --help` lists them")
-        case let status: throw CheckPluginError("conformance checks did not pass (missive check exited with code \(status))")
+        case 2: throw CheckPluginError("usage error in the options given to missive-check, which printed the reason; `missive-check --help` lists them")
+        case let status: throw CheckPluginError("conformance checks did not pass (missive-check exited with code \(status))")
         }
     }
 }

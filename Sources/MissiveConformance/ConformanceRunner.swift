@@ -5,9 +5,10 @@ import Missive
 package struct ConformanceOptions: Sendable {
     /// Where checks run.
     package enum Isolation: Sendable, Hashable {
-        /// Each check in a fresh child process: `executable` with `check --child-check ID ...`. A crash,
-        /// `exit`, hang or memory flood of the plugin is reported, and the run goes on.
-        case childProcess(executable: String)
+        /// Each check in a fresh child process: `command` (an executable and the arguments that name its check
+        /// command, `[path, "check"]` for `missive`) followed by `--child-check ID ...`. A crash, `exit`, hang
+        /// or memory flood of the plugin is reported, and the run goes on.
+        case childProcess(command: [String])
         /// Everything in this process, for debugging: a crash ends the run, and timeouts are not enforced.
         case inProcess
     }
@@ -28,6 +29,8 @@ package struct ConformanceOptions: Sendable {
     package var expectedFailures = ExpectedFailures()
     /// Where checks run.
     package var isolation = Isolation.inProcess
+    /// The command a report tells the reader to run to repeat one check: `missive check`, or `missive-check`.
+    package var reproducingCommand = ["missive", "check"]
 
     /// The default options.
     package init() {}
@@ -122,7 +125,7 @@ package struct ConformanceRunner: Sendable {
             } else {
                 switch options.isolation {
                 case .inProcess: outcome = check.body(context)
-                case .childProcess(let executable): (outcome, crash) = runIsolated(check, path: path, executable: executable)
+                case .childProcess(let command): (outcome, crash) = runIsolated(check, path: path, command: command)
                 }
             }
             outcomes[check.id] = outcome
@@ -161,14 +164,15 @@ package struct ConformanceRunner: Sendable {
     // MARK: Isolation
 
     /// Runs `check` in a child process; when the child crashes or times out, also what it left behind.
-    private func runIsolated(_ check: ConformanceCheck, path: String, executable: String) -> (CheckOutcome, CrashContext?) {
+    private func runIsolated(_ check: ConformanceCheck, path: String, command: [String]) -> (CheckOutcome, CrashContext?) {
         let resultFile = NSTemporaryDirectory() + "missive-check-\(getpid())-\(UUID().uuidString).json"
         let trailFile = InputTrail.path(forResultFile: resultFile)
         defer {
             try? FileManager.default.removeItem(atPath: resultFile)
             try? FileManager.default.removeItem(atPath: trailFile)
         }
-        var arguments = ["check", "--child-check", check.id, "--child-result", resultFile, "--seed", String(options.seed)]
+        let executable = command.first ?? "missive"
+        var arguments = Array(command.dropFirst()) + ["--child-check", check.id, "--child-result", resultFile, "--seed", String(options.seed)]
         for folder in options.against { arguments += ["--against", folder] }
         arguments.append(path)
         let run: ChildProcess.Result
@@ -197,7 +201,7 @@ package struct ConformanceRunner: Sendable {
     /// The command that runs `check` alone on `path` again, with this run's seed (and `--against` folders),
     /// at a strictness that selects it.
     func reproduceCommand(_ check: ConformanceCheck, path: String) -> String {
-        var words = ["missive", "check", path]
+        var words = options.reproducingCommand + [path]
         if check.level > ConformanceOptions().strictness { words += ["--strictness", String(check.level)] }
         words += ["--include", "^" + NSRegularExpression.escapedPattern(for: check.id) + "$", "--seed", String(options.seed)]
         for folder in options.against { words += ["--against", folder] }

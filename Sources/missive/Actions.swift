@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MissiveCommandLine
 import Logging
 import Missive
 

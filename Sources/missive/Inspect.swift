@@ -1,5 +1,6 @@
 import ArgumentParser
 import Missive
+import MissiveCommandLine
 
 extension MissiveCommand {
     struct Inspect: ParsableCommand {

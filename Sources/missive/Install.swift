@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MissiveCommandLine
 import Logging
 import Missive
 import MissiveConformance
@@ -94,7 +95,7 @@ extension MissiveCommand {
             options.strictness = strictness
             options.timeout = timeout
             options.seed = UInt64.random(in: 0...UInt64.max)
-            options.isolation = .childProcess(executable: MissiveCommand.executablePath)
+            options.isolation = .childProcess(command: [MissiveCommand.executablePath, "check"])
             let progress = Progress(label: "checking \(URL(fileURLWithPath: plan.source).lastPathComponent)")
             let report: ConformanceReport
             do {

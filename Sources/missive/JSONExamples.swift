@@ -1,5 +1,6 @@
 import ArgumentParser
 import Missive
+import MissiveCommandLine
 
 /// Every ``CLIJSON`` type: the outputs of `--format json` and the shapes they share.
 enum CLIJSONCatalog {

@@ -1,4 +1,5 @@
 import Missive
+import MissiveCommandLine
 
 /// The JSON a subcommand writes with `--format json`, or a shape several of them share: an `Encodable` value
 /// whose members, in declaration order, are the fields docs/CLI-JSON.md documents in its block named

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MissiveCommandLine
 import Missive
 
 extension MissiveCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MissiveCommandLine
 import Logging
 
 /// `-v`/`--verbose` and `-q`/`--quiet`, offered by the subcommands that discover or install plugins.

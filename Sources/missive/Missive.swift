@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Missive
+import MissiveCommandLine
 
 @main
 struct MissiveCommand: AsyncParsableCommand {
@@ -17,34 +18,15 @@ struct MissiveCommand: AsyncParsableCommand {
 
     /// Runs the command; a usage error exits with code 2 (not ArgumentParser's 64), as `check` documents.
     static func main() async {
+        // Before the first suspension (see CommandMain.run).
         Console.prepare()
-        do {
-            var command = try parseAsRoot()
-            if var command = command as? any AsyncParsableCommand {
-                try await command.run()
-            } else {
-                try command.run()
-            }
-            LateRefusals.report()
-        } catch {
-            LateRefusals.report()
-            let code = exitCode(for: error)
-            // Help and the version go to standard output: when it was closed at start, that is a failure.
-            if code == .success && Console.closedAtStart.contains(STDOUT_FILENO) { Console.write([], to: STDOUT_FILENO) }
-            if code == .validationFailure {
-                Console.write(Array((TextHygiene.block(fullMessage(for: error)) + "\n").utf8), to: STDERR_FILENO)
-                exit(withError: ExitCode(2))
-            }
-            exit(withError: error)
-        }
+        await CommandMain.run(Self.self, finally: LateRefusals.report)
     }
 }
 
 extension MissiveCommand {
-    /// This executable, resolved through `/proc/self/exe`, to run the conformance checks' child processes.
-    static var executablePath: String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    }
+    /// This executable, to run the conformance checks' and the plugin scanner's child processes.
+    static var executablePath: String { CommandMain.executablePath }
 }
 
 /// The output formats every subcommand offers.

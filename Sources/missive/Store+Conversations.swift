@@ -1,5 +1,6 @@
 import ArgumentParser
 import Missive
+import MissiveCommandLine
 import MissiveStore
 
 extension MissiveCommand.Store {

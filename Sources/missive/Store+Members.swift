@@ -1,4 +1,5 @@
 import ArgumentParser
+import MissiveCommandLine
 import MissiveStore
 
 extension MissiveCommand.Store {

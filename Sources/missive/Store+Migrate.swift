@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MissiveCommandLine
 import MissiveStore
 
 extension MissiveCommand.Store {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Missive
+import MissiveCommandLine
 import MissiveRendering
 import MissiveStore
 

@@ -177,6 +177,34 @@ import FoundationXML
         #expect(junit.stdout.contains("| aborts_on_mutation.c:"))
     }
 
+    /// `missive-check`, the checker the command plugin runs, is `missive check` on its own: the same report and
+    /// exit codes, its own name in its messages, and a reproducing command that runs it again.
+    @Test func theStandaloneCheckerIsTheSameCheckUnderItsOwnName() async throws {
+        let checker = Fixtures.buildDirectory + "/missive-check"
+        let path = try Fixtures.fixtureLibrary("BrokenAbortsOnMutation")
+        let arguments = ["--strictness", "9", "--include", #"^decode\.mutations$"#, "--seed", "2", path, "--format", "json"]
+        let environment = Fixtures.missiveEnvironment(journal: Fixtures.scratchPath("crashes"))
+        let run = try await Fixtures.run(checker, arguments, environment: environment, inherit: false)
+        #expect(run.status == 1, "\(run.stderr)")
+        let result = try #require(try Report(run.stdout).results["libBrokenAbortsOnMutation.so"]?["decode.mutations"])
+        #expect(result["outcome"] as? String == "crashed")
+        let reproduce = try #require(result["reproduce"] as? String)
+        #expect(reproduce == #"missive-check \#(path) --strictness 9 --include '^decode\.mutations$' --seed 2"#)
+        let words = Self.shellWords(reproduce)
+        let again = try await Fixtures.run(checker, Array(words.dropFirst()) + ["--format", "json"], environment: environment, inherit: false)
+        #expect(try Report(again.stdout).results["libBrokenAbortsOnMutation.so"]?["decode.mutations"]?["input"] as? String == result["input"] as? String)
+
+        // A plugin that passes, and the usage errors, as `missive check` has them.
+        let passing = try await Fixtures.run(checker, [Fixtures.library("CRating")], environment: environment, inherit: false)
+        #expect(passing.status == 0 && passing.stdout.contains("PASSED: 1 plugin(s)"), "\(passing.stdout)\n\(passing.stderr)")
+        let usage = try await Fixtures.run(checker, ["--strictness", "11", path], environment: environment, inherit: false)
+        #expect(usage.status == 2 && usage.stderr.contains("--strictness must be from 1 to 10"), "\(usage.stderr)")
+        let missing = try await Fixtures.run(checker, ["/nonexistent/libX.so"], environment: environment, inherit: false)
+        #expect(missing.status == 2 && missing.stderr == "missive-check: /nonexistent/libX.so: no such file\n", "\(missing.stderr)")
+        let version = try await Fixtures.run(checker, ["--version"], environment: environment, inherit: false)
+        #expect(version.stdout == MissiveVersion.string + "\n")
+    }
+
     /// The words of a command as a POSIX shell splits them, for commands quoted with single quotes only.
     static func shellWords(_ command: String) -> [String] {
         var words: [String] = [], word = "", quoted = false, started = false

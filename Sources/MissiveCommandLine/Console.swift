@@ -9,30 +9,30 @@ import Missive
 /// ends the command at once with a status that says why (``Status``), never with a crash: a reader that went
 /// away (`EPIPE`, as when the output goes to `head`) ends it quietly, any other failure (a full disk, a closed
 /// descriptor) with a message on standard error when that still works.
-enum Console {
+package enum Console {
     /// The exit statuses of a failed write.
-    enum Status {
+    package enum Status {
         /// The reader of a pipe went away: 128 + `SIGPIPE`, what a shell reports for a program that
         /// `SIGPIPE` ended.
-        static let brokenPipe: Int32 = 128 + SIGPIPE
+        package static let brokenPipe: Int32 = 128 + SIGPIPE
         /// Standard output or standard error could not be written for another reason: `EX_IOERR`.
-        static let cannotWrite: Int32 = 74
+        package static let cannotWrite: Int32 = 74
     }
 
     /// Writes text, cleaned by ``TextHygiene/block(_:)``: its own line breaks stay, nothing else that a
     /// terminal acts on does.
-    static func out(_ text: String) {
+    package static func out(_ text: String) {
         write(Array((TextHygiene.block(text) + "\n").utf8), to: STDOUT_FILENO)
     }
 
     /// Writes JSON, with raw unsafe code points inside its strings written as `\u` escapes: the same JSON.
-    static func out(bytes: [UInt8]) {
+    package static func out(bytes: [UInt8]) {
         write(MissiveJSONWriter.displaySafe(json: bytes) + [0x0A], to: STDOUT_FILENO)
     }
 
     /// Writes what a renderer drew, unchanged: every string from a sender or a plugin in it is already
     /// cleaned, and its only escape sequences are the renderer's own colours.
-    static func drawn(_ text: String) {
+    package static func drawn(_ text: String) {
         write(Array(text.utf8), to: STDOUT_FILENO)
     }
 
@@ -40,7 +40,7 @@ enum Console {
     /// checking every `interval` until the task is cancelled: for a command that may wait long between two
     /// writes (`store follow`), so that `missive store follow | head -1` ends when `head` does, not at the next
     /// change. Only a pipe or a socket reports that its reader is gone; a file or a terminal never ends it.
-    static func endWhenOutputCloses(checkingEvery interval: Duration = .milliseconds(200)) async {
+    package static func endWhenOutputCloses(checkingEvery interval: Duration = .milliseconds(200)) async {
         while !Task.isCancelled {
             var watched = pollfd(fd: STDOUT_FILENO, events: 0, revents: 0)
             if poll(&watched, 1, 0) == 1, watched.revents & Int16(POLLERR) != 0 { exit(Status.brokenPipe) }
@@ -49,31 +49,37 @@ enum Console {
     }
 
     /// The width of the terminal standard output is, or `nil` when it is not a terminal.
-    static var terminalColumns: Int? {
+    package static var terminalColumns: Int? {
         var size = winsize()
         guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
         return Int(size.ws_col)
     }
 
-    /// Writes `missive: ` and the text, cleaned, to standard error.
-    static func error(_ text: String) {
-        write(Array(("missive: " + TextHygiene.block(text) + "\n").utf8), to: STDERR_FILENO)
+    /// Writes the program's name (`missive: `, `missive-check: `) and the text, cleaned, to standard error.
+    package static func error(_ text: String) {
+        write(Array((programName + ": " + TextHygiene.block(text) + "\n").utf8), to: STDERR_FILENO)
     }
 
+    /// The name messages begin with: the last part of the path the program was started by, as Unix tools do.
+    package static let programName: String = {
+        let name = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? ""
+        return name.isEmpty ? "missive" : TextHygiene.line(name)
+    }()
+
     /// Writes a progress line's bytes to standard error as they are (the caller cleaned its text).
-    static func progress(_ text: String) {
+    package static func progress(_ text: String) {
         write(Array(text.utf8), to: STDERR_FILENO)
     }
 
     /// Writes all of `bytes` to `descriptor`, or ends the process when it cannot (see ``Status``).
-    static func write(_ bytes: [UInt8], to descriptor: Int32) {
+    package static func write(_ bytes: [UInt8], to descriptor: Int32) {
         if descriptor <= STDERR_FILENO && closedAtStart.contains(descriptor) { fail(descriptor, EBADF) }
         guard let failure = FileBytes.writeAll(bytes, to: descriptor) else { return }
         fail(descriptor, failure)
     }
 
     /// The standard streams that were closed when the process started (see ``prepare()``).
-    nonisolated(unsafe) private(set) static var closedAtStart: Set<Int32> = []
+    nonisolated(unsafe) package private(set) static var closedAtStart: Set<Int32> = []
 
     /// Makes the standard streams safe to use; call first, before anything opens a file.
     ///
@@ -82,7 +88,7 @@ enum Console {
     /// first write to it then fails as a write to a closed stream does. Output that the argument parser
     /// writes through the C library (help, usage errors) is flushed at exit, and a failure there changes
     /// the exit status as ``write(_:to:)`` does.
-    static func prepare() {
+    package static func prepare() {
         for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
             let null = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
             if null >= 0 && null != descriptor {
@@ -103,17 +109,17 @@ enum Console {
         if code == EPIPE { exit(Status.brokenPipe) }
         if descriptor != STDERR_FILENO {
             let name = descriptor == STDOUT_FILENO ? "standard output" : "descriptor \(descriptor)"
-            _ = FileBytes.writeAll("missive: cannot write \(name): \(String(cString: strerror(code)))\n".utf8, to: STDERR_FILENO)
+            _ = FileBytes.writeAll("\(programName): cannot write \(name): \(String(cString: strerror(code)))\n".utf8, to: STDERR_FILENO)
         }
         exit(Status.cannotWrite)
     }
 }
 
 /// The input of `decode`, `render` and `act`: a file, or standard input for `-`.
-enum InputFile {
+package enum InputFile {
     /// The bytes of `path`, read as ``LineReader`` reads them (so a FIFO or a shell's `<(command)` works); a
     /// missing file, a folder or an unreadable file is reported, exit code 2.
-    static func read(_ path: String) throws -> Data {
+    package static func read(_ path: String) throws -> Data {
         let reader = try LineReader(path)
         let bytes = reader.rest()
         if let failure = reader.failure {
@@ -126,11 +132,11 @@ enum InputFile {
 
 /// The `--output` of `render`: written in place, so that an existing file keeps its mode and owner and a
 /// symbolic link is written through, as a shell's `>` does.
-enum OutputFile {
+package enum OutputFile {
     /// Writes `text` to `path`; the reason it could not, or `nil`. Refuses to write over one of the
     /// `protected` files (the same file, by device and inode): the input, or a store's database, which
     /// would be lost.
-    static func write(_ text: String, to path: String, notOver protected: [(path: String, what: String)]) -> String? {
+    package static func write(_ text: String, to path: String, notOver protected: [(path: String, what: String)]) -> String? {
         var target = stat()
         var source = stat()
         if stat(path, &target) == 0 {
@@ -147,18 +153,18 @@ enum OutputFile {
 
 /// The lines of a file, a pipe or standard input, read a block at a time: a pipe is handled as it comes, and
 /// a big file is never held whole. Owns its file descriptor, except standard input's.
-final class LineReader {
+package final class LineReader {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     private var buffer: [UInt8] = []
     private var start = 0
     private var atEnd = false
     /// Why reading stopped early, if it did.
-    private(set) var failure: String?
+    package private(set) var failure: String?
 
     /// Opens `path`, or standard input for `-`; a missing file, a folder or one that cannot be opened is
     /// reported, exit code 2. FIFOs, `/dev/null` and a shell's `<(command)` are read like files.
-    init(_ path: String) throws {
+    package init(_ path: String) throws {
         if path == "-" {
             guard !Console.closedAtStart.contains(STDIN_FILENO) else {
                 Console.error("<stdin>: cannot read: standard input is closed")
@@ -190,14 +196,14 @@ final class LineReader {
     }
 
     /// Everything not read yet, to the end.
-    func rest() -> [UInt8] {
+    package func rest() -> [UInt8] {
         while !atEnd { fill() }
         defer { start = buffer.count }
         return Array(buffer[start...])
     }
 
     /// The next line, without its line feed; `nil` at the end.
-    func next() -> [UInt8]? {
+    package func next() -> [UInt8]? {
         while true {
             if let newline = buffer[start...].firstIndex(of: 0x0A) {
                 defer { start = newline + 1 }

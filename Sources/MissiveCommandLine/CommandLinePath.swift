@@ -3,9 +3,9 @@ import Foundation
 /// Paths given on the command line, made absolute while the arguments are parsed: before any plugin code
 /// runs, so that a plugin that changes the working directory (in its initialisers, its entry or a thread
 /// of its own) cannot move where a command reads or writes. `-` (standard input or output) stays as it is.
-enum CommandLinePath {
+package enum CommandLinePath {
     /// `argument` joined to the working directory when it is relative; `-` and absolute paths unchanged.
-    static func resolve(_ argument: String) -> String {
+    package static func resolve(_ argument: String) -> String {
         guard !argument.isEmpty, argument != "-", !argument.hasPrefix("/") else { return argument }
         guard let directory = workingDirectory else { return argument }
         var relative = Substring(argument)
