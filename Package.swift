@@ -23,6 +23,9 @@ let package = Package(
         .library(name: "MissiveStore", targets: ["MissiveStore"]),
         // For hosts that keep messages on a PostgreSQL server; a host on SQLite never builds NIO.
         .library(name: "MissivePostgresStore", targets: ["MissivePostgresStore"]),
+        // For chat services: `missive serve`'s server (HTTP, WebSocket, accounts) as a library; it builds Hummingbird
+        // and SwiftNIO, which no other library product does.
+        .library(name: "MissiveServer", targets: ["MissiveServer"]),
         .executable(name: "missive", targets: ["missive"]),
         // For plugin authors: `missive check` alone, without the store, the database client or the server.
         .executable(name: "missive-check", targets: ["missive-check"]),
@@ -51,6 +54,11 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // NIO's own errors, to say in words why a server cannot be reached (postgres-nio runs on it anyway).
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        // The server: HTTP and WebSocket, and a clean shutdown on SIGTERM and SIGINT.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // The C ABI: one versioned header.
@@ -94,6 +102,24 @@ let package = Package(
             swiftSettings: strictSwift
         ),
 
+        // The server members connect to: accounts, the HTTP API, the WebSocket stream, on either store backend.
+        .target(
+            name: "MissiveServer",
+            dependencies: [
+                "Missive", "MissiveCore", "MissiveStore", "MissivePostgresStore", "MissiveRendering",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
+
         // The plugin SDK and its macros.
         .macro(
             name: "MissiveMacros",
@@ -131,7 +157,7 @@ let package = Package(
         .executableTarget(
             name: "missive",
             dependencies: [
-                "Missive", "MissiveCommandLine", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissivePostgresStore",
+                "Missive", "MissiveCommandLine", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissivePostgresStore", "MissiveServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -207,6 +233,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
+        // The server on loopback, driven over real HTTP connections, on both store backends.
+        .testTarget(
+            name: "MissiveServerTests",
+            dependencies: [
+                "Missive", "MissiveServer", "MissiveStore", "MissiveTestSupport", "MissiveStoreTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
         // The `missive` executable as a user runs it: decode, render, install, trust, store, actions.
         .testTarget(
             name: "MissiveCLITests",

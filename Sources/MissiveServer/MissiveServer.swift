@@ -1,0 +1,194 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Missive
+import MissivePostgresStore
+import MissiveStore
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+/// The chat server members connect to: `missive serve`, as a library.
+///
+/// It keeps one shared store (``ServerConfiguration/storeLocation``: SQLite in its data folder by default, or a
+/// PostgreSQL database) and the members' accounts, and answers an HTTP API under `/api/v1` in which every request
+/// carries a member's token and sees only that member's conversations. docs/SERVER.md describes the API.
+public struct MissiveServer: Sendable {
+    /// How the server is set up.
+    public let configuration: ServerConfiguration
+    /// The types the server decodes with: the built-ins and the plugins it discovered.
+    public let registry: MessageRegistry
+    /// The shared store.
+    public let store: any MessageStore
+    /// The members and their tokens.
+    public let accounts: ServerAccounts
+    private let logger: Logger
+
+    /// Opens the store (a shared one; a personal store is refused) and the accounts that `configuration` names.
+    ///
+    /// - Throws: `StoreError` or ``AccountError``, each naming the file or database and the reason.
+    public static func open(configuration: ServerConfiguration, registry: MessageRegistry, logger: Logger) async throws -> MissiveServer {
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let store = try await MessageStores.open(configuration.storeLocation, kind: .shared)
+        let accounts = try ServerAccounts(path: configuration.accountsPath)
+        return MissiveServer(configuration: configuration, registry: registry, store: store, accounts: accounts, logger: logger)
+    }
+
+    private init(configuration: ServerConfiguration, registry: MessageRegistry, store: any MessageStore, accounts: ServerAccounts, logger: Logger) {
+        self.configuration = configuration
+        self.registry = registry
+        self.store = store
+        self.accounts = accounts
+        self.logger = logger
+    }
+
+    /// Serves until the process receives SIGTERM or SIGINT (then the requests in flight finish, and the call
+    /// returns) or the calling task is cancelled.
+    ///
+    /// - Parameters:
+    ///   - stopsOnSignals: whether SIGTERM and SIGINT stop the server; `false` for a server inside a larger
+    ///     program that handles them itself and cancels the task.
+    ///   - onListening: called once the server listens, with its address and port (the one the system chose, for
+    ///     port 0).
+    public func run(
+        stopsOnSignals: Bool = true, onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
+    ) async throws {
+        let host = configuration.host
+        let port = configuration.port
+        let application = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "missive"),
+            onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? port) },
+            logger: logger)
+        try await application.runService(gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [])
+    }
+
+    // MARK: Routes
+
+    private func makeRouter() -> Router<ServerContext> {
+        let router = Router(context: ServerContext.self)
+        router.add(middleware: SecurityHeaders())
+        let api = router.group("api/v1")
+            .add(middleware: Authentication(accounts: accounts))
+            .add(middleware: RateLimit(burst: configuration.limits.burst, perSecond: configuration.limits.requestsPerSecond))
+        api.get("me") { _, context in
+            JSONResponse.make(MeJSON(member: try context.requireMember()))
+        }
+        api.get("conversations") { _, context in
+            let member = try context.requireMember()
+            let summaries = try await store.conversations(member: member)
+            return JSONResponse.make(ConversationListJSON(conversations: summaries.map(ConversationSummaryJSON.init)))
+        }
+        api.post("conversations") { request, context in
+            try await createConversation(request, member: try context.requireMember())
+        }
+        api.get("conversations/:conversation") { _, context in
+            let member = try context.requireMember()
+            let id = try context.parameters.require("conversation")
+            let members = try await requireMembership(member, id)
+            let state = try await store.readState(member: member, conversation: id)
+            return JSONResponse.make(ConversationJSON(id: id, members: members, readUpTo: state.readUpTo, unreadCount: state.unreadCount))
+        }
+        api.get("conversations/:conversation/messages") { request, context in
+            let member = try context.requireMember()
+            let id = try context.parameters.require("conversation")
+            _ = try await requireMembership(member, id)
+            let limit = try Self.limit(request)
+            let messages = try await store.messages(inConversation: id, limit: limit)
+            return JSONResponse.make(MessageListJSON(messages: messages.map(StoredMessageJSON.init)))
+        }
+        return router
+    }
+
+    /// The members of `conversation`, when `member` is one of them; otherwise the conversation is not found.
+    private func requireMembership(_ member: String, _ conversation: String) async throws -> [String] {
+        let members = try await store.members(ofConversation: conversation)
+        guard members.contains(member) else { throw APIError.noConversation(conversation) }
+        return members
+    }
+
+    /// `POST /api/v1/conversations` `{"id": "team", "members": ["bob"]}`: a new conversation of the member who
+    /// asks and the members named, each of whom must have an account.
+    private func createConversation(_ request: Request, member: String) async throws -> Response {
+        let body = try await Self.jsonBody(request, limit: configuration.limits.maxRequestBytes)
+        guard case .string(let id)? = body["id"] else { throw APIError.badRequest("malformed-request", "the body needs \"id\", a string") }
+        guard Self.isValidConversationID(id) else {
+            throw APIError.badRequest(
+                "invalid-conversation", "a conversation id has 1 to 128 letters, digits, '.', '_', '-', ':' or '@', beginning with a letter or a digit")
+        }
+        var members = [member]
+        switch body["members"] {
+        case nil: break
+        case .array(let values)?:
+            for value in values {
+                guard case .string(let name) = value else { throw APIError.badRequest("malformed-request", "\"members\" holds strings only") }
+                guard try accounts.exists(member: name) else { throw APIError.badRequest("unknown-member", "no member named \(TextHygiene.line(name))") }
+                if !members.contains(name) { members.append(name) }
+            }
+        case .some: throw APIError.badRequest("malformed-request", "\"members\" is an array of member names")
+        }
+        let existing = try await store.members(ofConversation: id)
+        let stored = try await store.messages(inConversation: id, limit: 1)
+        guard existing.isEmpty && stored.isEmpty else {
+            // A conversation the member is in is reported as what it is; any other only as taken.
+            throw APIError(status: .conflict, code: "conflict", message: "the conversation id \(id) is taken")
+        }
+        for name in members { _ = try await store.join(member: name, conversation: id) }
+        return JSONResponse.make(status: .created, ConversationJSON(id: id, members: members.sorted(), readUpTo: nil, unreadCount: 0))
+    }
+
+    /// `?limit=N` (1 to 500; 50 by default).
+    private static func limit(_ request: Request) throws -> Int {
+        guard let text = request.uri.queryParameters.get("limit") else { return 50 }
+        guard let limit = Int(text), (1...500).contains(limit) else { throw APIError.badRequest("malformed-request", "limit is a number from 1 to 500") }
+        return limit
+    }
+
+    /// The request's body as one JSON value, at most `limit` bytes.
+    private static func jsonBody(_ request: Request, limit: Int) async throws -> JSONValue {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError(status: .contentTooLarge, code: "too-large", message: "the request body is over \(limit) bytes")
+        }
+        do {
+            return try JSONValue.parse(Array(buffer.readableBytesView))
+        } catch {
+            throw APIError.badRequest("malformed-json", "the body is not JSON: \(error)")
+        }
+    }
+
+    /// Whether `id` can name a conversation made on the server.
+    static func isValidConversationID(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        func alphanumeric(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        guard (1...128).contains(bytes.count), let first = bytes.first, alphanumeric(first) else { return false }
+        return bytes.allSatisfy { alphanumeric($0) || Array(".-_:@".utf8).contains($0) }
+    }
+}
+
+/// Headers every response carries: nothing is sniffed into another type, framed by another site, or cached.
+struct SecurityHeaders: RouterMiddleware {
+    typealias Context = ServerContext
+
+    func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        } catch let error as StoreError {
+            context.logger.error("store: \(error)")
+            response = try APIError(status: .serviceUnavailable, code: "store-unavailable", message: "the store cannot answer now").response(from: request, context: context)
+        }
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.init("X-Frame-Options")!] = "DENY"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        return response
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import MissiveStore
+
+/// How a ``MissiveServer`` is set up: where it listens, where it keeps its data, and its limits.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on: `127.0.0.1` by default, so that nothing outside the machine reaches a server
+    /// started without thought.
+    public var host: String
+    /// The TCP port; 0 lets the system choose one (``MissiveServer/run(onListening:)`` says which).
+    public var port: Int
+    /// The folder of the server's own files: the accounts, and the store when ``store`` is `nil`.
+    public var dataDirectory: String
+    /// The message store; `nil` keeps a SQLite store in ``dataDirectory`` (`store.sqlite`).
+    public var store: StoreLocation?
+    /// The limits on what a member may send.
+    public var limits: ServerLimits
+
+    /// A configuration; see each property.
+    public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String, store: StoreLocation? = nil, limits: ServerLimits = ServerLimits()) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.store = store
+        self.limits = limits
+    }
+
+    /// Where the store is: ``store``, or `store.sqlite` in ``dataDirectory``.
+    public var storeLocation: StoreLocation {
+        store ?? .sqlite(path: dataDirectory + "/store.sqlite")
+    }
+
+    /// The accounts file: `accounts.sqlite` in ``dataDirectory``.
+    public var accountsPath: String {
+        dataDirectory + "/accounts.sqlite"
+    }
+
+    /// The per-user data folder of the server, `$XDG_DATA_HOME/missive/server` (by default
+    /// `~/.local/share/missive/server`), as the plugin folders are found; `nil` when the environment names neither
+    /// an absolute `XDG_DATA_HOME` nor a `HOME`.
+    public static func standardDataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/missive/server" }
+        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/share/missive/server" }
+        return nil
+    }
+}
+
+/// What the server accepts from one member.
+public struct ServerLimits: Sendable, Hashable {
+    /// The largest request body, in bytes.
+    public var maxRequestBytes: Int
+    /// Requests a member may make in a burst, and the rate (per second) at which that allowance refills. A
+    /// member over it gets `429 Too Many Requests` with a `Retry-After`, and other members are not slowed.
+    public var burst: Int
+    /// See ``burst``.
+    public var requestsPerSecond: Double
+
+    /// Limits; see each property. The defaults: 256 KiB a request, bursts of 60 requests refilled at 20 a second.
+    public init(maxRequestBytes: Int = 256 << 10, burst: Int = 60, requestsPerSecond: Double = 20) {
+        self.maxRequestBytes = maxRequestBytes
+        self.burst = burst
+        self.requestsPerSecond = requestsPerSecond
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+import Missive
+import MissiveServer
+import MissiveStore
+import MissiveStoreTestSupport
+import MissiveTestSupport
+import Testing
+
+/// A `MissiveServer` running in this process on a port of loopback the system chose, with a fresh data folder and
+/// store of the given backend, driven over real HTTP connections.
+struct RunningServer {
+    let server: MissiveServer
+    let port: Int
+    private let task: Task<Void, any Error>
+
+    /// Starts a server; stop it with ``stop()``.
+    static func start(_ backend: StoreBackend, limits: ServerLimits = ServerLimits()) async throws -> RunningServer {
+        let data = try Fixtures.temporaryDirectory()
+        let store = try StoreLocation(parsing: try await backend.newLocation())
+        let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: data, store: store, limits: limits)
+        let server = try await MissiveServer.open(configuration: configuration, registry: try Fixtures.sampleRegistry(), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let task = Task {
+            try await server.run(stopsOnSignals: false) { _, port in
+                continuation.yield(port)
+                continuation.finish()
+            }
+        }
+        guard let port = await ports.first(where: { _ in true }) else {
+            task.cancel()
+            throw HarnessError("the server did not start")
+        }
+        return RunningServer(server: server, port: port, task: task)
+    }
+
+    /// Stops the server and waits for it.
+    func stop() async {
+        task.cancel()
+        _ = try? await task.value
+    }
+
+    /// Makes a member and returns its token.
+    func member(_ name: String) throws -> String {
+        try server.accounts.add(member: name)
+    }
+
+    /// One request: the status, the body and the headers of the answer.
+    func request(_ method: String, _ path: String, token: String?, body: String? = nil, headers: [String: String] = [:]) async throws -> HTTPAnswer {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        return HTTPAnswer(status: http.statusCode, body: Array(data), headers: fields)
+    }
+}
+
+/// An answer of the server.
+struct HTTPAnswer {
+    var status: Int
+    var body: [UInt8]
+    var headers: [String: String]
+
+    /// The body as text.
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body as a JSON object.
+    var json: [String: Any] {
+        get throws { try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], "\(text)") }
+    }
+
+    /// The `error.code` of an error answer.
+    var errorCode: String? {
+        ((try? json)?["error"] as? [String: Any])?["code"] as? String
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
