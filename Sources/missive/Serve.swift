@@ -1,0 +1,191 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Missive
+import MissiveCommandLine
+import MissiveServer
+import MissiveStore
+
+extension MissiveCommand {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the chat server members connect to, and manage its members (serve users).",
+            discussion: """
+                `missive serve` listens on 127.0.0.1:8080 (--host, --port; port 0 lets the system choose) and \
+                keeps its accounts and, unless --db names another store, a SQLite store in its data folder \
+                ($XDG_DATA_HOME/missive/server, by default ~/.local/share/missive/server; --data). It loads the \
+                plugins on the search path, as every command does. SIGTERM or SIGINT stops it after the requests in \
+                flight. `missive serve users add NAME` makes a member and prints its token once. docs/SERVER.md \
+                describes the API. Exit codes: 0 stopped by a signal; 1 a users command refused (a name taken, no \
+                such member); 2 a usage error, or the store, the accounts or the address cannot be opened.
+                """,
+            subcommands: [Start.self, Users.self],
+            defaultSubcommand: Start.self)
+    }
+}
+
+/// The server's data folder, for `serve` and `serve users`.
+struct ServerDataOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp("The server's data folder (default: $XDG_DATA_HOME/missive/server).", valueName: "folder"),
+        transform: CommandLinePath.resolve)
+    var data: String?
+
+    /// The folder `--data` names, or the standard one.
+    func directory() throws -> String {
+        if let data { return data }
+        guard let standard = ServerConfiguration.standardDataDirectory() else {
+            Console.error("no data folder: neither XDG_DATA_HOME nor HOME is set; give --data")
+            throw ExitCode(2)
+        }
+        return standard
+    }
+
+    /// The accounts in the data folder, or exit code 2 with the reason.
+    func accounts() throws -> ServerAccounts {
+        let path = try directory() + "/accounts.sqlite"
+        do {
+            return try ServerAccounts(path: path)
+        } catch {
+            Console.error(error.message)
+            throw ExitCode(2)
+        }
+    }
+}
+
+extension MissiveCommand.Serve {
+    struct Start: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "start", abstract: "Run the server (what `missive serve` does).")
+
+        @Option(help: "The address to listen on.")
+        var host = "127.0.0.1"
+
+        @Option(help: "The TCP port (0: one the system chooses, printed).")
+        var port = 8080
+
+        @OptionGroup var data: ServerDataOptions
+
+        @Option(
+            help: ArgumentHelp(
+                "The store: a SQLite file or a PostgreSQL database URL, as `missive store --db` takes it (default: store.sqlite in the data folder).",
+                valueName: "store"),
+            transform: StoreOptions.resolve)
+        var db: String?
+
+        @OptionGroup var plugins: PluginOptions
+        @OptionGroup var logging: LoggingOptions
+
+        func validate() throws {
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        }
+
+        func run() async throws {
+            let logger = logging.logger()
+            var configuration = ServerConfiguration(host: host, port: port, dataDirectory: try data.directory())
+            if let db {
+                do {
+                    configuration.store = try StoreLocation(parsing: db)
+                } catch {
+                    Console.error(error.message)
+                    throw ExitCode(2)
+                }
+            }
+            let discovery = try plugins.discover(logger: logger)
+            let server: MissiveServer
+            do {
+                server = try await MissiveServer.open(configuration: configuration, registry: discovery.registry, logger: logger)
+            } catch let error as StoreError {
+                Console.error(error.path == nil ? "\(configuration.storeLocation): \(error.message)" : error.description)
+                throw ExitCode(2)
+            } catch let error as AccountError {
+                Console.error(error.message)
+                throw ExitCode(2)
+            }
+            let loaded = discovery.plugins.count
+            let store = configuration.storeLocation.description
+            do {
+                try await server.run { host, port in
+                    Console.out("listening on http://\(host):\(port) (store \(store), \(loaded) plugin\(loaded == 1 ? "" : "s") loaded)")
+                }
+            } catch {
+                Console.error("cannot serve on \(host):\(port): \(error)")
+                throw ExitCode(2)
+            }
+        }
+    }
+
+    struct Users: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Manage the server's members: add, token, revoke, list.",
+            subcommands: [Add.self, Token.self, Revoke.self, List.self])
+    }
+}
+
+extension MissiveCommand.Serve.Users {
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a member and print its token on standard output, once: the server keeps only its hash.")
+
+        @Argument(help: "The member's name: 1 to 64 letters, digits, '.', '_', '-' or '@'.")
+        var name: String
+
+        @OptionGroup var data: ServerDataOptions
+
+        func run() throws {
+            let token = try refusing { try data.accounts().add(member: name) }
+            Console.out(token)
+            Console.error("made \(name); the token above is shown once")
+        }
+    }
+
+    struct Token: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a new token for a member, once; its other tokens keep working.")
+
+        @Argument(help: "The member's name.")
+        var name: String
+
+        @OptionGroup var data: ServerDataOptions
+
+        func run() throws {
+            Console.out(try refusing { try data.accounts().issueToken(member: name) })
+        }
+    }
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke every token of a member: its next request is refused.")
+
+        @Argument(help: "The member's name.")
+        var name: String
+
+        @OptionGroup var data: ServerDataOptions
+
+        func run() throws {
+            let count = try refusing { try data.accounts().revoke(member: name) }
+            Console.out("revoked \(count) token\(count == 1 ? "" : "s") of \(name)")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the members, with how many valid tokens each has.")
+
+        @OptionGroup var data: ServerDataOptions
+
+        func run() throws {
+            let accounts = try refusing { try data.accounts().list() }
+            for account in accounts {
+                Console.out("\(account.member): \(account.activeTokens) valid token\(account.activeTokens == 1 ? "" : "s")")
+            }
+        }
+    }
+}
+
+/// Runs an accounts operation; a refusal (a name taken, no such member) is reported with exit code 1, a file that
+/// cannot be read with 2.
+private func refusing<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as AccountError {
+        Console.error(error.message)
+        throw ExitCode([.cannotOpen, .database].contains(error.code) ? 2 : 1)
+    }
+}
