@@ -1,6 +1,7 @@
 import ArgumentParser
 import Missive
 import MissiveCommandLine
+import MissiveStore
 
 /// Every ``CLIJSON`` type: the outputs of `--format json` and the shapes they share.
 enum CLIJSONCatalog {

@@ -21,14 +21,8 @@ extension Console {
 }
 
 /// **persistence**: `{"name": "counted", "value": 3}`.
-struct PersistenceJSON: CLIJSON {
+extension PersistenceJSON: CLIJSON {
     static let documentedAs = "persistence"
-    var name: String
-    var value: UInt32
-}
-
-extension PersistenceJSON {
-    init(_ flag: Persistence) { self.init(name: flag.name, value: flag.rawValue) }
 }
 
 /// **container**: what a container dispatches on.

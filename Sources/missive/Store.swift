@@ -140,36 +140,9 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
-/// **stored message**: a stored message's columns, and its envelope as stored.
-struct StoredMessageJSON: CLIJSON {
+/// **stored-message**: one stored message (the type is shared with the server's API).
+extension StoredMessageJSON: CLIJSON {
     static let documentedAs = "stored-message"
-    var id: String
-    var conversationID: String
-    var senderID: String
-    var sentAt: Int64
-    var objectName: String
-    var businessID: String?
-    var known: Bool
-    var digest: String
-    var persistence: PersistenceJSON
-    var countsAsUnread: Bool
-    var searchableWords: [String]
-    var parentID: String?
-    var threadRootID: String?
-    var replyCount: Int
-    var reason: String?
-    /// The stored envelope, byte for byte.
-    var envelope: RawJSON
-}
-
-extension StoredMessageJSON {
-    init(_ message: StoredMessage) {
-        self.init(
-            id: message.id, conversationID: message.conversationID, senderID: message.senderID, sentAt: message.sentAt, objectName: message.objectName,
-            businessID: message.businessID, known: message.isKnown, digest: message.digest, persistence: PersistenceJSON(message.persistence),
-            countsAsUnread: message.countsAsUnread, searchableWords: message.searchableWords, parentID: message.parentID,
-            threadRootID: message.threadRootID, replyCount: message.replyCount, reason: message.reason, envelope: RawJSON(message.envelopeBytes))
-    }
 }
 
 /// A request `missive store` refused, with `--format json`.
