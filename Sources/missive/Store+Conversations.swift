@@ -22,7 +22,8 @@ extension MissiveCommand.Store {
             }
             switch store.format {
             case .text:
-                guard !conversations.isEmpty else { return Console.out("No conversations in \(database.location)") }
+                // The member is named, so that a mistyped --member does not pass for an account with nothing in it.
+                guard !conversations.isEmpty else { return Console.out("\(member) is in no conversation in \(database.location)") }
                 let rows = conversations.map { summary in
                     [summary.id, "\(summary.unreadCount)", "\(summary.messageCount)", summary.lastMessage.senderID + ": " + summary.lastMessage.digest]
                 }

@@ -30,6 +30,14 @@ extension MissiveCommand.Store {
         func run() async throws {
             let database = try await store.open()
             do {
+                // A position past the last change is kept from another feed: this store's feed began again (a new
+                // store, or one migrated from the schema before the feed). Said, since nothing would show it.
+                let last = try await database.lastChangePosition()
+                if after > last {
+                    Console.error(
+                        "--after \(after) is past the last change of \(database.location) (\(last)); its feed may have begun again, and changes "
+                            + "up to \(after) will not be printed")
+                }
                 if once {
                     var position = after
                     while true {

@@ -59,6 +59,19 @@ import Testing
         #expect(try await Fixtures.missive("store", "check", "--db", db).stdout.hasPrefix("Consistent"))
     }
 
+    /// Two mistakes a reader of the output could not see: a mistyped member, and a feed position from before the
+    /// feed began again.
+    @Test func aMistypedMemberAndAPositionPastTheFeedAreSaid() async throws {
+        let db = try await Self.sharedStore(.sqlite)
+        let typo = try await Fixtures.missive("store", "conversations", "--member", "alcie", "--db", db)
+        #expect(typo.status == 0 && typo.stdout.hasPrefix("alcie is in no conversation in "), "\(typo.stdout)")
+        let ahead = try await Fixtures.missive("store", "follow", "--after", "999999", "--once", "--db", db)
+        #expect(ahead.status == 0 && ahead.stdout.isEmpty, "\(ahead.stdout)")
+        #expect(ahead.stderr.contains("--after 999999 is past the last change of"), "\(ahead.stderr)")
+        let inside = try await Fixtures.missive("store", "follow", "--after", "1", "--once", "--db", db)
+        #expect(!inside.stderr.contains("past the last change"), "\(inside.stderr)")
+    }
+
     /// `missive store follow | head -1`: the follower ends when its reader does, although no change comes after.
     @Test func aFollowerEndsWhenTheReaderOfItsOutputGoesAway() async throws {
         let db = try await Self.sharedStore(.sqlite)
