@@ -194,7 +194,7 @@ extension PostgresMessageStore {
                 }
             case .connectionError:
                 let reason = error.underlying.map(unreachableReason) ?? "the connection failed"
-                return StoreError(.unavailable, "the server cannot be reached: \(reason)", path: location)
+                return StoreError(.unavailable, "the server cannot be reached: \(reason)\(socketNote(location))", path: location)
             case .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
                 return StoreError(.unavailable, "the connection to the server was lost during the call\(lost)", path: location)
             case .poolClosed:
@@ -217,7 +217,14 @@ extension PostgresMessageStore {
         if error is CancellationError {
             return StoreError(.unavailable, "the call was cancelled\(lost)", path: location)
         }
-        return StoreError(.unavailable, "the server cannot be reached: \(unreachableReason(error))", path: location)
+        return StoreError(.unavailable, "the server cannot be reached: \(unreachableReason(error))\(socketNote(location))", path: location)
+    }
+
+    /// ` (socket /folder/.s.PGSQL.5432)` for a store reached through a unix socket, whose path the URL does not
+    /// spell out; nothing for one reached over TCP, whose URL names the host and the port.
+    static func socketNote(_ location: String) -> String {
+        guard case .postgres(let postgres)? = try? StoreLocation(parsing: location), let socket = postgres.server.socketPath else { return "" }
+        return " (socket \(socket))"
     }
 
     /// Why a connection could not be made, in words: the system's reason for a refused or failed connection

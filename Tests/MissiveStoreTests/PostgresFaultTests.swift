@@ -61,6 +61,11 @@ import Testing
         #expect(error?.path?.contains(":missive@") == false)
         // Refused, not waited for until the connection timeout (a minute here).
         #expect(ContinuousClock.now - started < .seconds(30))
+
+        // Through a socket folder that does not exist, the socket's path is named: the URL does not spell it out.
+        let socket = await failure { _ = try await MessageStores.open("postgres://missive@/chat?host=/nonexistent-missive", kind: .shared) }
+        #expect(socket?.code == .unavailable)
+        #expect(socket?.message.hasSuffix("(socket /nonexistent-missive/.s.PGSQL.5432)") == true, "\(String(describing: socket))")
     }
 
     @Test func aWrongPasswordIsNamedWithoutThePassword() async throws {
