@@ -15,7 +15,8 @@ extension MissiveCommand.Store {
                 away (exit status 141, as for `| head`).
                 """)
 
-        @Option(help: "The position to start after (0: from the first change).")
+        // Unconditional: `--after -1` is a value to refuse with a reason, not an unknown option named `-1`.
+        @Option(parsing: .unconditional, help: "The position to start after (0: from the first change).")
         var after: Int64 = 0
 
         @Flag(help: "Print the changes there are, then stop.")

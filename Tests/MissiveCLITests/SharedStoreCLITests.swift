@@ -68,6 +68,8 @@ import Testing
         let ahead = try await Fixtures.missive("store", "follow", "--after", "999999", "--once", "--db", db)
         #expect(ahead.status == 0 && ahead.stdout.isEmpty, "\(ahead.stdout)")
         #expect(ahead.stderr.contains("--after 999999 is past the last change of"), "\(ahead.stderr)")
+        let negative = try await Fixtures.missive("store", "follow", "--after", "-1", "--once", "--db", db)
+        #expect(negative.status == 2 && negative.stderr.contains("--after must be 0 or more, not -1"), "\(negative.stderr)")
         let inside = try await Fixtures.missive("store", "follow", "--after", "1", "--once", "--db", db)
         #expect(!inside.stderr.contains("past the last change"), "\(inside.stderr)")
     }
