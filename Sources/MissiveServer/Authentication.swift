@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import Synchronization
 
 /// Lets a request through only with a valid token (`Authorization: Bearer msv_...`), and records whose it is.
@@ -18,8 +19,9 @@ struct Authentication: RouterMiddleware {
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         let member: String?
         do {
-            member = try accounts.member(forToken: token)
+            member = try await accounts.member(forToken: token)
         } catch {
+            context.logger.error("accounts: \(error)")
             throw APIError(status: .serviceUnavailable, code: "accounts-unavailable", message: "the accounts cannot be read now")
         }
         guard let member else { throw APIError.unauthorized("the token is not valid (unknown, or revoked)") }

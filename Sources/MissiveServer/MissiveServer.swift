@@ -24,12 +24,23 @@ public struct MissiveServer: Sendable {
     /// The members and their tokens.
     public let accounts: ServerAccounts
     private let logger: Logger
+    /// Conversations are made one at a time, so that two members cannot both make the same one.
+    private let creation = SerialGate()
 
     /// Opens the store (a shared one; a personal store is refused) and the accounts that `configuration` names.
     ///
     /// - Throws: `StoreError` or ``AccountError``, each naming the file or database and the reason.
     public static func open(configuration: ServerConfiguration, registry: MessageRegistry, logger: Logger) async throws -> MissiveServer {
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // The folder holds every member's messages: only its owner may enter it, whatever mode SQLite gives the files.
+        let folder = configuration.dataDirectory
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw AccountError(.cannotOpen, "\(folder): cannot make the server's data folder: \((error as NSError).localizedDescription)")
+        }
+        guard chmod(folder, 0o700) == 0 else {
+            throw AccountError(.cannotOpen, "\(folder): cannot make the server's data folder private: \(String(cString: strerror(errno)))")
+        }
         let store = try await MessageStores.open(configuration.storeLocation, kind: .shared)
         let accounts = try ServerAccounts(path: configuration.accountsPath)
         return MissiveServer(configuration: configuration, registry: registry, store: store, accounts: accounts, logger: logger)
@@ -43,8 +54,9 @@ public struct MissiveServer: Sendable {
         self.logger = logger
     }
 
-    /// Serves until the process receives SIGTERM or SIGINT (then the requests in flight finish, and the call
-    /// returns) or the calling task is cancelled.
+    /// Serves until the process receives SIGTERM or SIGINT (then the requests in flight finish, for 30 s at most,
+    /// and the call returns) or the calling task is cancelled. A connection idle for a minute is closed. When the
+    /// call returns, the store's connections are closed.
     ///
     /// - Parameters:
     ///   - stopsOnSignals: whether SIGTERM and SIGINT stop the server; `false` for a server inside a larger
@@ -58,10 +70,15 @@ public struct MissiveServer: Sendable {
         let port = configuration.port
         let application = Application(
             router: makeRouter(),
+            server: .http1(configuration: .init(idleTimeout: .seconds(60))),
             configuration: .init(address: .hostname(host, port: port), serverName: "missive"),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? port) },
             logger: logger)
-        try await application.runService(gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [])
+        var group = ServiceGroupConfiguration(
+            services: [application], gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
+        group.maximumGracefulShutdownDuration = .seconds(30)
+        defer { Task { [store] in await (store as? PostgresMessageStore)?.close() } }
+        try await ServiceGroup(configuration: group).run()
     }
 
     // MARK: Routes
@@ -85,20 +102,28 @@ public struct MissiveServer: Sendable {
         }
         api.get("conversations/:conversation") { _, context in
             let member = try context.requireMember()
-            let id = try context.parameters.require("conversation")
+            let id = try Self.decoded(try context.parameters.require("conversation"))
             let members = try await requireMembership(member, id)
             let state = try await store.readState(member: member, conversation: id)
             return JSONResponse.make(ConversationJSON(id: id, members: members, readUpTo: state.readUpTo, unreadCount: state.unreadCount))
         }
         api.get("conversations/:conversation/messages") { request, context in
             let member = try context.requireMember()
-            let id = try context.parameters.require("conversation")
+            let id = try Self.decoded(try context.parameters.require("conversation"))
             _ = try await requireMembership(member, id)
             let limit = try Self.limit(request)
             let messages = try await store.messages(inConversation: id, limit: limit)
             return JSONResponse.make(MessageListJSON(messages: messages.map(StoredMessageJSON.init)))
         }
         return router
+    }
+
+    /// A conversation id from the path, its percent escapes decoded (`a%3Ab` is `a:b`).
+    private static func decoded(_ segment: String) throws -> String {
+        guard let id = segment.removingPercentEncoding, !id.isEmpty else {
+            throw APIError.badRequest("malformed-request", "the conversation id in the path is not percent-encoded UTF-8")
+        }
+        return id
     }
 
     /// The members of `conversation`, when `member` is one of them; otherwise the conversation is not found.
@@ -121,6 +146,7 @@ public struct MissiveServer: Sendable {
         switch body["members"] {
         case nil: break
         case .array(let values)?:
+            guard values.count <= 100 else { throw APIError.badRequest("malformed-request", "at most 100 members at once") }
             for value in values {
                 guard case .string(let name) = value else { throw APIError.badRequest("malformed-request", "\"members\" holds strings only") }
                 guard try accounts.exists(member: name) else { throw APIError.badRequest("unknown-member", "no member named \(TextHygiene.line(name))") }
@@ -128,13 +154,19 @@ public struct MissiveServer: Sendable {
             }
         case .some: throw APIError.badRequest("malformed-request", "\"members\" is an array of member names")
         }
-        let existing = try await store.members(ofConversation: id)
-        let stored = try await store.messages(inConversation: id, limit: 1)
-        guard existing.isEmpty && stored.isEmpty else {
-            // A conversation the member is in is reported as what it is; any other only as taken.
-            throw APIError(status: .conflict, code: "conflict", message: "the conversation id \(id) is taken")
+        await creation.enter()
+        do {
+            let existing = try await store.members(ofConversation: id)
+            let stored = try await store.messages(inConversation: id, limit: 1)
+            guard existing.isEmpty && stored.isEmpty else {
+                throw APIError(status: .conflict, code: "conflict", message: "the conversation id \(id) is taken")
+            }
+            for name in members { _ = try await store.join(member: name, conversation: id) }
+        } catch {
+            await creation.leave()
+            throw error
         }
-        for name in members { _ = try await store.join(member: name, conversation: id) }
+        await creation.leave()
         return JSONResponse.make(status: .created, ConversationJSON(id: id, members: members.sorted(), readUpTo: nil, unreadCount: 0))
     }
 
@@ -180,15 +212,49 @@ struct SecurityHeaders: RouterMiddleware {
         var response: Response
         do {
             response = try await next(request, context)
+        } catch let error as APIError {
+            response = try error.response(from: request, context: context)
+        } catch let error as HTTPError {
+            // Hummingbird's own (no route: 404; a body over its limit: 413), as the API's JSON.
+            let code = error.status == .notFound ? "not-found" : error.status == .contentTooLarge ? "too-large" : "http-\(error.status.code)"
+            response = try APIError(status: error.status, code: code, message: error.body ?? error.status.reasonPhrase, headers: error.headers)
+                .response(from: request, context: context)
         } catch let error as any HTTPResponseError {
             response = try error.response(from: request, context: context)
         } catch let error as StoreError {
             context.logger.error("store: \(error)")
             response = try APIError(status: .serviceUnavailable, code: "store-unavailable", message: "the store cannot answer now").response(from: request, context: context)
+        } catch let error as AccountError {
+            context.logger.error("accounts: \(error)")
+            response = try APIError(status: .serviceUnavailable, code: "accounts-unavailable", message: "the accounts cannot be read now")
+                .response(from: request, context: context)
+        } catch {
+            context.logger.error("unexpected: \(error)")
+            response = try APIError(status: .internalServerError, code: "internal", message: "the server failed to answer").response(from: request, context: context)
         }
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.init("X-Frame-Options")!] = "DENY"
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         return response
+    }
+}
+
+/// One holder at a time, in the order they came: an async lock for work that awaits while it holds it.
+actor SerialGate {
+    private var held = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    /// Waits until the gate is free, then holds it.
+    func enter() async {
+        guard held else {
+            held = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    /// Hands the gate to the next waiter, or frees it.
+    func leave() {
+        if waiting.isEmpty { held = false } else { waiting.removeFirst().resume() }
     }
 }

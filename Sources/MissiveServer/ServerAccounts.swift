@@ -22,6 +22,11 @@ public struct ServerAccounts: Sendable {
         do {
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            // Made 0600 before SQLite opens it, so that it is never readable by others, even for a moment.
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw AccountError(.cannotOpen, "\(path): cannot make the accounts file: \(String(cString: strerror(errno)))") }
+            close(descriptor)
+            guard chmod(path, 0o600) == 0 else { throw AccountError(.cannotOpen, "\(path): cannot make it private: \(String(cString: strerror(errno)))") }
             var configuration = Configuration()
             configuration.busyMode = .timeout(5)
             database = try DatabaseQueue(path: path, configuration: configuration)
@@ -35,8 +40,8 @@ public struct ServerAccounts: Sendable {
                         CREATE INDEX IF NOT EXISTS token_member ON token(member);
                         """)
             }
-            // Only the owner reads the token hashes.
-            chmod(path, 0o600)
+        } catch let error as AccountError {
+            throw error
         } catch {
             throw AccountError(.cannotOpen, "\(path): cannot open the accounts: \(error)")
         }
@@ -83,11 +88,12 @@ public struct ServerAccounts: Sendable {
         }
     }
 
-    /// The member a token belongs to, or `nil` for a token that is unknown or revoked.
-    public func member(forToken token: String) throws(AccountError) -> String? {
+    /// The member a token belongs to, or `nil` for a token that is unknown or revoked. It waits on the database's
+    /// own queue, not on a thread of the concurrency pool.
+    public func member(forToken token: String) async throws(AccountError) -> String? {
         let hash = Self.hash(token)
         do {
-            return try database.read { db in
+            return try await database.read { db in
                 try String.fetchOne(db, sql: "SELECT member FROM token WHERE hash = ? AND revoked_at IS NULL", arguments: [hash])
             }
         } catch {

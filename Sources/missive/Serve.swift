@@ -100,15 +100,19 @@ extension MissiveCommand.Serve {
             } catch let error as AccountError {
                 Console.error(error.message)
                 throw ExitCode(2)
+            } catch {
+                Console.error("cannot start the server: \(error)")
+                throw ExitCode(2)
             }
             let loaded = discovery.plugins.count
             let store = configuration.storeLocation.description
             do {
                 try await server.run { host, port in
-                    Console.out("listening on http://\(host):\(port) (store \(store), \(loaded) plugin\(loaded == 1 ? "" : "s") loaded)")
+                    Console.out("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port) (store \(store), \(loaded) plugin\(loaded == 1 ? "" : "s") loaded)")
                 }
             } catch {
-                Console.error("cannot serve on \(host):\(port): \(error)")
+                // Binding is what fails before the server listens; anything later ends it the same way.
+                Console.error("cannot serve on \(host):\(port), or the server stopped: \(error)")
                 throw ExitCode(2)
             }
         }

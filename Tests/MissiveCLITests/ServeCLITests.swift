@@ -38,8 +38,8 @@ import Testing
     /// The server starts with no setup, says where it listens, answers a member, refuses a revoked token at once,
     /// and stops cleanly on SIGTERM.
     @Test func theServerStartsAnswersAMemberAndStopsOnSIGTERM() async throws {
+        // No setup: the data folder does not exist yet; the member is made while the server runs.
         let data = try Fixtures.temporaryDirectory() + "/server"
-        let token = try await Fixtures.missive("serve", "users", "add", "alice", "--data", data).stdout.trimmingCharacters(in: .newlines)
         let server = Process()
         server.executableURL = URL(fileURLWithPath: Fixtures.buildDirectory + "/missive")
         server.arguments = ["serve", "--port", "0", "--data", data]
@@ -54,6 +54,8 @@ import Testing
         let line = try #require(lines.lines.first { $0.hasPrefix("listening on") })
         #expect(line.contains("(store \(data)/store.sqlite, "), "\(line)")
         let port = try #require(Int(line.dropFirst("listening on http://127.0.0.1:".count).prefix { $0.isNumber }))
+        #expect(try FileManager.default.attributesOfItem(atPath: data)[.posixPermissions] as? Int == 0o700)
+        let token = try await Fixtures.missive("serve", "users", "add", "alice", "--data", data).stdout.trimmingCharacters(in: .newlines)
 
         func me() async throws -> Int {
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/v1/me")!)

@@ -31,6 +31,7 @@ import Testing
                 #expect(answer.status == 401, "\(endpoint) with \(token ?? header ?? "nothing"): \(answer.status) \(answer.text)")
                 #expect(answer.errorCode == "unauthorized")
                 #expect(answer.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
+                #expect(answer.headers["x-content-type-options"] == "nosniff" && answer.headers["cache-control"] == "no-store")
             }
         }
         // The revoked member's conversation is untouched, and the valid token still works.
@@ -93,30 +94,83 @@ import Testing
         }
         let bad = try await running.request("GET", "/api/v1/conversations/team/messages?limit=0", token: alice)
         #expect(bad.status == 400 && bad.errorCode == "malformed-request")
+
+        // Without a limit, the newest 50; with one, the newest that many, oldest first.
+        let all = try await running.request("GET", "/api/v1/conversations/team/messages", token: alice)
+        let allIDs = try #require(try all.json["messages"] as? [[String: Any]]).compactMap { $0["id"] as? String }
+        #expect(allIDs == stored.suffix(50).map(\.id))
+        let newest = try await running.request("GET", "/api/v1/conversations/team/messages?limit=5", token: alice)
+        let newestIDs = try #require(try newest.json["messages"] as? [[String: Any]]).compactMap { $0["id"] as? String }
+        #expect(newestIDs == stored.suffix(5).map(\.id) && newestIDs.count == 5, "\(newestIDs)")
         await running.stop()
     }
 
-    @Test func requestsThatAreTooBigMalformedOrTooManyAreRefusedAndTheServerGoesOn() async throws {
-        let running = try await RunningServer.start(.sqlite, limits: ServerLimits(maxRequestBytes: 1024, burst: 8, requestsPerSecond: 0.5))
+    @Test func requestsThatAreTooBigOrMalformedAreRefusedWithTheirReason() async throws {
+        let running = try await RunningServer.start(.sqlite, limits: ServerLimits(maxRequestBytes: 1024))
         let alice = try running.member("alice")
-        let bob = try running.member("bob")
         let big = try await running.request("POST", "/api/v1/conversations", token: alice, body: #"{"id":"x","pad":""# + String(repeating: "a", count: 2000) + #""}"#)
         #expect(big.status == 413 && big.errorCode == "too-large", "\(big.status) \(big.text)")
-        for body in ["{", #"{"id":7}"#, #"{"id":"-x"}"#, #"{"id":"ok","members":["nobody"]}"#, #"{"id":"ok","members":"bob"}"#, "[]"] {
+        let cases: [(body: String, code: String)] = [
+            ("{", "malformed-json"), (#"{"id":7}"#, "malformed-request"), (#"{"id":"-x"}"#, "invalid-conversation"),
+            (#"{"id":"ok","members":["nobody"]}"#, "unknown-member"), (#"{"id":"ok","members":"bob"}"#, "malformed-request"), ("[]", "malformed-request"),
+        ]
+        for (body, code) in cases {
             let answer = try await running.request("POST", "/api/v1/conversations", token: alice, body: body)
-            #expect(answer.status == 400, "\(body): \(answer.status) \(answer.text)")
+            #expect(answer.status == 400 && answer.errorCode == code, "\(body): \(answer.status) \(answer.text)")
         }
-        // alice has spent her burst (7 requests so far); bob has not.
-        var limited: HTTPAnswer?
-        for _ in 0..<3 {
-            let answer = try await running.request("GET", "/api/v1/me", token: alice)
-            if answer.status == 429 { limited = answer }
+        // No route: the same JSON error, with the same headers as every answer.
+        let nowhere = try await running.request("GET", "/api/v1/nowhere", token: alice)
+        #expect(nowhere.status == 404 && nowhere.errorCode == "not-found", "\(nowhere.status) \(nowhere.text)")
+        for answer in [big, nowhere] {
+            #expect(answer.headers["x-content-type-options"] == "nosniff" && answer.headers["x-frame-options"] == "DENY")
+            #expect(answer.headers["cache-control"] == "no-store")
         }
-        let refused = try #require(limited)
-        #expect(refused.errorCode == "rate-limited")
-        #expect(Int(refused.headers["retry-after"] ?? "") ?? 0 >= 1, "\(refused.headers)")
+        await running.stop()
+    }
+
+    @Test func oneMembersRateLimitRefusesItAloneWithTheSecondsToWait() async throws {
+        let running = try await RunningServer.start(.sqlite, limits: ServerLimits(burst: 2, requestsPerSecond: 0.01))
+        let alice = try running.member("alice")
+        let bob = try running.member("bob")
+        var statuses: [Int] = []
+        for _ in 0..<3 { statuses.append(try await running.request("GET", "/api/v1/me", token: alice).status) }
+        #expect(statuses == [200, 200, 429])
+        let refused = try await running.request("GET", "/api/v1/me", token: alice)
+        #expect(refused.status == 429 && refused.errorCode == "rate-limited")
+        #expect((Int(refused.headers["retry-after"] ?? "") ?? 0) >= 90, "a token every 100 s: \(refused.headers)")
+        #expect(refused.headers["x-content-type-options"] == "nosniff")
         let other = try await running.request("GET", "/api/v1/me", token: bob)
         #expect(other.status == 200, "\(other.text)")
+        await running.stop()
+    }
+
+    /// Twenty members make the same conversation at once: one of them makes it, the others are told it is taken,
+    /// and nobody else ends up in it.
+    @Test(arguments: StoreBackend.allCases)
+    func membersMakingTheSameConversationAtOnceMakeItOnce(backend: StoreBackend) async throws {
+        let running = try await RunningServer.start(backend, limits: ServerLimits(burst: 100, requestsPerSecond: 100))
+        let tokens = try (0..<20).map { try running.member("m\($0)") }
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for token in tokens {
+                group.addTask { try await running.request("POST", "/api/v1/conversations", token: token, body: #"{"id":"race"}"#).status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 201 }.count == 1 && statuses.filter { $0 == 409 }.count == 19, "\(statuses.sorted())")
+        #expect(try await running.server.store.members(ofConversation: "race").count == 1)
+        await running.stop()
+    }
+
+    @Test func aConversationIdIsReadWithItsPercentEscapesDecoded() async throws {
+        let running = try await RunningServer.start(.sqlite)
+        let alice = try running.member("alice")
+        let made = try await running.request("POST", "/api/v1/conversations", token: alice, body: #"{"id":"group:42@example"}"#)
+        #expect(made.status == 201, "\(made.text)")
+        // As a browser's encodeURIComponent writes it.
+        let read = try await running.request("GET", "/api/v1/conversations/group%3A42%40example", token: alice)
+        #expect(try read.status == 200 && read.json["id"] as? String == "group:42@example", "\(read.text)")
+        let messages = try await running.request("GET", "/api/v1/conversations/group%3A42%40example/messages", token: alice)
+        #expect(messages.status == 200, "\(messages.text)")
         await running.stop()
     }
 }

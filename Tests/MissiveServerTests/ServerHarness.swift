@@ -25,14 +25,15 @@ struct RunningServer {
         let server = try await MissiveServer.open(configuration: configuration, registry: try Fixtures.sampleRegistry(), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
+            // A server that cannot start ends the stream, so that the test fails instead of waiting.
+            defer { continuation.finish() }
             try await server.run(stopsOnSignals: false) { _, port in
                 continuation.yield(port)
                 continuation.finish()
             }
         }
         guard let port = await ports.first(where: { _ in true }) else {
-            task.cancel()
-            throw HarnessError("the server did not start")
+            throw HarnessError("the server did not start: \(await task.result)")
         }
         return RunningServer(server: server, port: port, task: task)
     }
