@@ -107,6 +107,9 @@ public struct MissiveServer: Sendable {
             let state = try await store.readState(member: member, conversation: id)
             return JSONResponse.make(ConversationJSON(id: id, members: members, readUpTo: state.readUpTo, unreadCount: state.unreadCount))
         }
+        api.post("conversations/:conversation/messages") { request, context in
+            try await send(request, member: try context.requireMember(), conversation: try Self.decoded(try context.parameters.require("conversation")))
+        }
         api.get("conversations/:conversation/messages") { request, context in
             let member = try context.requireMember()
             let id = try Self.decoded(try context.parameters.require("conversation"))
@@ -127,7 +130,7 @@ public struct MissiveServer: Sendable {
     }
 
     /// The members of `conversation`, when `member` is one of them; otherwise the conversation is not found.
-    private func requireMembership(_ member: String, _ conversation: String) async throws -> [String] {
+    func requireMembership(_ member: String, _ conversation: String) async throws -> [String] {
         let members = try await store.members(ofConversation: conversation)
         guard members.contains(member) else { throw APIError.noConversation(conversation) }
         return members

@@ -14,6 +14,9 @@ public struct ServerConfiguration: Sendable {
     public var store: StoreLocation?
     /// The limits on what a member may send.
     public var limits: ServerLimits
+    /// Whether content that its type's plugin refuses is kept as unknown (as a host without the plugin would keep
+    /// it) instead of refused with the plugin's reason (`422`, the default).
+    public var keepsRefusedContent = false
 
     /// A configuration; see each property.
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String, store: StoreLocation? = nil, limits: ServerLimits = ServerLimits()) {
@@ -48,15 +51,19 @@ public struct ServerConfiguration: Sendable {
 public struct ServerLimits: Sendable, Hashable {
     /// The largest request body, in bytes.
     public var maxRequestBytes: Int
+    /// The largest content of a message, in bytes: 128 KiB by default, as RongCloud's server takes.
+    public var maxContentBytes: Int
     /// Requests a member may make in a burst, and the rate (per second) at which that allowance refills. A
     /// member over it gets `429 Too Many Requests` with a `Retry-After`, and other members are not slowed.
     public var burst: Int
     /// See ``burst``.
     public var requestsPerSecond: Double
 
-    /// Limits; see each property. The defaults: 256 KiB a request, bursts of 60 requests refilled at 20 a second.
-    public init(maxRequestBytes: Int = 256 << 10, burst: Int = 60, requestsPerSecond: Double = 20) {
+    /// Limits; see each property. The defaults: 256 KiB a request, 128 KiB of content, bursts of 60 requests
+    /// refilled at 20 a second.
+    public init(maxRequestBytes: Int = 256 << 10, maxContentBytes: Int = 128 << 10, burst: Int = 60, requestsPerSecond: Double = 20) {
         self.maxRequestBytes = maxRequestBytes
+        self.maxContentBytes = maxContentBytes
         self.burst = burst
         self.requestsPerSecond = requestsPerSecond
     }

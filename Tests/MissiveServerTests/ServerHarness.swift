@@ -18,10 +18,11 @@ struct RunningServer {
     private let task: Task<Void, any Error>
 
     /// Starts a server; stop it with ``stop()``.
-    static func start(_ backend: StoreBackend, limits: ServerLimits = ServerLimits()) async throws -> RunningServer {
+    static func start(_ backend: StoreBackend, limits: ServerLimits = ServerLimits(), keepsRefusedContent: Bool = false) async throws -> RunningServer {
         let data = try Fixtures.temporaryDirectory()
         let store = try StoreLocation(parsing: try await backend.newLocation())
-        let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: data, store: store, limits: limits)
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: data, store: store, limits: limits)
+        configuration.keepsRefusedContent = keepsRefusedContent
         let server = try await MissiveServer.open(configuration: configuration, registry: try Fixtures.sampleRegistry(), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task {

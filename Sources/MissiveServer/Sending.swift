@@ -1,0 +1,118 @@
+import Foundation
+import Hummingbird
+import Missive
+import MissiveStore
+import NIOCore
+
+extension MissiveServer {
+    /// `POST /api/v1/conversations/{id}/messages`: a member sends an envelope.
+    ///
+    /// The body is an envelope as any SDK writes one. Its content's bytes and the members the server does not know
+    /// are kept as they came; the sender is the member whose token it is, the time the server's, and the
+    /// conversation the path's (an envelope that names another is refused). Without an `id`, the server gives one;
+    /// with one, sending the same envelope again answers with the stored message instead of storing it twice.
+    func send(_ request: Request, member: String, conversation: String) async throws -> Response {
+        _ = try await requireMembership(member, conversation)
+        let body = try await Self.bodyBytes(request, limit: configuration.limits.maxRequestBytes)
+        guard case .object(let members)? = try? JSONValue.parse(body) else {
+            throw APIError.badRequest("malformed-envelope", "the body is not a JSON object")
+        }
+        let names = Set(members.map(\.key))
+        if case .string(let named)? = members.first(where: { $0.key == "conversationID" })?.value, named != conversation {
+            throw APIError.badRequest("conversation-mismatch", "the envelope names conversation \(TextHygiene.line(named)), the path \(conversation)")
+        }
+        // The members the server sets, added in front when the client left them out, so that the envelope parses;
+        // their values are replaced below either way.
+        var given: [String] = []
+        if !names.contains("id") { given.append(#""id":"# + Self.quoted("m-" + UUID().uuidString.lowercased())) }
+        if !names.contains("conversationID") { given.append(#""conversationID":"# + Self.quoted(conversation)) }
+        if !names.contains("senderID") { given.append(#""senderID":"# + Self.quoted(member)) }
+        if !names.contains("sentAt") { given.append(#""sentAt":0"#) }
+        var envelope: Envelope
+        do {
+            envelope = try Envelope(parsing: Self.prepending(given, to: body))
+        } catch {
+            throw APIError.badRequest("malformed-envelope", error.message)
+        }
+        envelope.conversationID = conversation
+        envelope.senderID = member
+        envelope.sentAt = Int64(Date().timeIntervalSince1970 * 1000)
+        guard envelope.content.count <= configuration.limits.maxContentBytes else {
+            throw APIError(
+                status: .contentTooLarge, code: "content-too-large",
+                message: "the content is \(envelope.content.count) bytes; the server takes \(configuration.limits.maxContentBytes) at most")
+        }
+
+        let message = registry.decode(envelope)
+        if let unknown = message.unknown, case .decodeFailed(let reason) = unknown.reason, !configuration.keepsRefusedContent {
+            throw APIError(
+                status: .unprocessableContent, code: "refused-content",
+                message: "\(TextHygiene.line(envelope.objectName)) refused the content: \(TextHygiene.line(reason))")
+        }
+        let outcome = try await store.ingest([IncomingMessage(message)]).outcomes.first
+        switch outcome {
+        case .stored?:
+            guard let stored = try await store.message(id: envelope.id) else { throw APIError.storeLost(envelope.id) }
+            return JSONResponse.make(status: .created, SentJSON(stored: true, message: StoredMessageJSON(stored)))
+        case .duplicate?:
+            // A retry of the same send gets the stored message; another message under a taken id is refused.
+            guard let stored = try await store.message(id: envelope.id) else { throw APIError.storeLost(envelope.id) }
+            let storedContent = try? Envelope(parsing: stored.envelopeBytes).content
+            guard stored.senderID == member, stored.conversationID == conversation, storedContent == envelope.content else {
+                throw APIError(status: .conflict, code: "duplicate-id", message: "a message with id \(TextHygiene.line(envelope.id)) exists")
+            }
+            return JSONResponse.make(SentJSON(stored: true, message: StoredMessageJSON(stored)))
+        case .notStored?:
+            // `none` and `status`: not kept; they reach the members online, once the stream is there.
+            return JSONResponse.make(status: .accepted, NotStoredJSON(id: envelope.id, stored: false, persistence: PersistenceJSON(message.persistence)))
+        case .refused(let reason)?:
+            throw APIError.badRequest("refused-by-store", reason)
+        case nil:
+            throw APIError.storeLost(envelope.id)
+        }
+    }
+
+    /// `body` with `members` (JSON `"name":value` texts) added at the front of its top-level object.
+    static func prepending(_ members: [String], to body: [UInt8]) -> [UInt8] {
+        guard !members.isEmpty, let open = body.firstIndex(of: UInt8(ascii: "{")) else { return body }
+        let rest = body[(open + 1)...]
+        let isEmpty = rest.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "}")
+        return Array(body[...open]) + Array(members.joined(separator: ",").utf8) + (isEmpty ? [] : [UInt8(ascii: ",")]) + Array(rest)
+    }
+
+    /// `text` as a JSON string.
+    static func quoted(_ text: String) -> String {
+        var writer = MissiveJSONWriter()
+        writer.string(text)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// The request's body, at most `limit` bytes.
+    static func bodyBytes(_ request: Request, limit: Int) async throws -> [UInt8] {
+        do {
+            return Array(try await request.body.collect(upTo: limit).readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw APIError(status: .contentTooLarge, code: "too-large", message: "the request body is over \(limit) bytes")
+        }
+    }
+}
+
+extension APIError {
+    /// A message the store said it stored and then did not find.
+    static func storeLost(_ id: String) -> APIError {
+        APIError(status: .serviceUnavailable, code: "store-unavailable", message: "the store did not keep \(TextHygiene.line(id))")
+    }
+}
+
+/// The answer to a message sent and stored.
+struct SentJSON: Encodable {
+    var stored: Bool
+    var message: StoredMessageJSON
+}
+
+/// The answer to a message sent whose flag keeps it out of the store.
+struct NotStoredJSON: Encodable {
+    var id: String
+    var stored: Bool
+    var persistence: PersistenceJSON
+}
