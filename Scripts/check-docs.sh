@@ -20,9 +20,14 @@ if [ "$status" -ne 0 ]; then
     echo "check-docs: the documentation build failed (exit $status)" >&2
     exit 1
 fi
-if grep -q 'warning:' "$log"; then
+# SwiftPM's note about a dependency's own manifest (swift-distributed-tracing, which Hummingbird brings, leaves a
+# file undeclared) is about that package, which this one cannot change; every other warning counts, this
+# package's own undeclared files too. The dependencies are the folders SwiftPM checked them out into.
+dependencies=$(ls .build/checkouts 2>/dev/null | paste -sd '|' -)
+dependency_manifest="^warning: '(${dependencies:-none})': found [0-9]+ file\(s\) which are unhandled"
+if grep 'warning:' "$log" | grep -Evq "$dependency_manifest"; then
     echo "check-docs: the documentation build has warnings:" >&2
-    grep 'warning:' "$log" >&2
+    grep 'warning:' "$log" | grep -Ev "$dependency_manifest" >&2
     exit 1
 fi
 echo "check-docs: the documentation of ${products[*]} builds with no warning"

@@ -6,7 +6,7 @@ public struct ServerConfiguration: Sendable {
     /// The address to listen on: `127.0.0.1` by default, so that nothing outside the machine reaches a server
     /// started without thought.
     public var host: String
-    /// The TCP port; 0 lets the system choose one (``MissiveServer/run(onListening:)`` says which).
+    /// The TCP port; 0 lets the system choose one (``MissiveServer/run(stopsOnSignals:onListening:)`` says which).
     public var port: Int
     /// The folder of the server's own files: the accounts, and the store when ``store`` is `nil`.
     public var dataDirectory: String
