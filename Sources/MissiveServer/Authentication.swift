@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 import Synchronization
 
 /// Lets a request through only with a valid token (`Authorization: Bearer msv_...`), and records whose it is.
@@ -17,14 +16,8 @@ struct Authentication: RouterMiddleware {
             throw APIError.unauthorized("the Authorization header is not 'Bearer TOKEN'")
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        let member: String?
-        do {
-            member = try await accounts.member(forToken: token)
-        } catch {
-            context.logger.error("accounts: \(error)")
-            throw APIError(status: .serviceUnavailable, code: "accounts-unavailable", message: "the accounts cannot be read now")
-        }
-        guard let member else { throw APIError.unauthorized("the token is not valid (unknown, or revoked)") }
+        // An accounts file that cannot be read is answered 503 `accounts-unavailable`, and logged, by SecurityHeaders.
+        guard let member = try await accounts.member(forToken: token) else { throw APIError.unauthorized("the token is not valid (unknown, or revoked)") }
         var context = context
         context.member = member
         return try await next(request, context)

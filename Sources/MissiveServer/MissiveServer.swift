@@ -182,14 +182,9 @@ public struct MissiveServer: Sendable {
 
     /// The request's body as one JSON value, at most `limit` bytes.
     private static func jsonBody(_ request: Request, limit: Int) async throws -> JSONValue {
-        let buffer: ByteBuffer
+        let bytes = try await bodyBytes(request, limit: limit)
         do {
-            buffer = try await request.body.collect(upTo: limit)
-        } catch is NIOTooManyBytesError {
-            throw APIError(status: .contentTooLarge, code: "too-large", message: "the request body is over \(limit) bytes")
-        }
-        do {
-            return try JSONValue.parse(Array(buffer.readableBytesView))
+            return try JSONValue.parse(bytes)
         } catch {
             throw APIError.badRequest("malformed-json", "the body is not JSON: \(error)")
         }
