@@ -239,6 +239,10 @@ let package = Package(
             dependencies: [
                 "Missive", "MissiveServer", "MissiveStore", "MissiveTestSupport", "MissiveStoreTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                // A WebSocket client for the event stream (its TLS part is built for postgres-nio already).
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: strictSwift
         ),

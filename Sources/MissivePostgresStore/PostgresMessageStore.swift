@@ -173,6 +173,33 @@ public final class PostgresMessageStore: MessageStore {
         }
     }
 
+    public func messages(inConversation conversationID: String, from cursor: HistoryCursor, limit: Int) async throws(StoreError) -> [StoredMessage] {
+        let reader = self.reader
+        let limit = Swift.max(0, limit)
+        return try await read { transaction in
+            switch cursor {
+            case .before(let id):
+                try await transaction.query(
+                    """
+                    SELECT \(unescaped: MessageColumns.selection) FROM message
+                    WHERE conversation_id = \(conversationID)
+                      AND (sent_at, id) < (SELECT sent_at, id FROM message WHERE id = \(id) AND conversation_id = \(conversationID))
+                    ORDER BY sent_at DESC, id DESC LIMIT \(limit)
+                    """
+                ).reversed().map { try MessageColumns.storedMessage($0, reader: reader) }
+            case .after(let id):
+                try await transaction.query(
+                    """
+                    SELECT \(unescaped: MessageColumns.selection) FROM message
+                    WHERE conversation_id = \(conversationID)
+                      AND (sent_at, id) > (SELECT sent_at, id FROM message WHERE id = \(id) AND conversation_id = \(conversationID))
+                    ORDER BY sent_at ASC, id ASC LIMIT \(limit)
+                    """
+                ).map { try MessageColumns.storedMessage($0, reader: reader) }
+            }
+        }
+    }
+
     public func conversations(member memberID: String) async throws(StoreError) -> [ConversationSummary] {
         let reader = self.reader
         return try await read { transaction in

@@ -30,8 +30,8 @@ struct RateLimit: RouterMiddleware {
     typealias Context = ServerContext
     let buckets: Buckets
 
-    init(burst: Int, perSecond: Double) {
-        buckets = Buckets(burst: Double(max(burst, 1)), perSecond: max(perSecond, 0.001))
+    init(buckets: Buckets) {
+        self.buckets = buckets
     }
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
@@ -50,9 +50,9 @@ struct RateLimit: RouterMiddleware {
         private let burst: Double
         private let perSecond: Double
 
-        init(burst: Double, perSecond: Double) {
-            self.burst = burst
-            self.perSecond = perSecond
+        init(burst: Int, perSecond: Double) {
+            self.burst = Double(max(burst, 1))
+            self.perSecond = max(perSecond, 0.001)
         }
 
         /// Takes one request from `member`'s bucket: 0 when there was one, else the seconds until there is.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import Missive
 import MissivePostgresStore
@@ -26,6 +27,10 @@ public struct MissiveServer: Sendable {
     private let logger: Logger
     /// Conversations are made one at a time, so that two members cannot both make the same one.
     private let creation = SerialGate()
+    /// The live connections and the feed that reaches them.
+    let events: EventHub
+    /// Each member's allowance of requests, shared by HTTP and the event stream.
+    let rateLimit: RateLimit.Buckets
 
     /// Opens the store (a shared one; a personal store is refused) and the accounts that `configuration` names.
     ///
@@ -52,6 +57,8 @@ public struct MissiveServer: Sendable {
         self.store = store
         self.accounts = accounts
         self.logger = logger
+        events = EventHub(store: store, queueLength: configuration.limits.eventQueueLength, logger: logger)
+        rateLimit = RateLimit.Buckets(burst: configuration.limits.burst, perSecond: configuration.limits.requestsPerSecond)
     }
 
     /// Serves until the process receives SIGTERM or SIGINT (then the requests in flight finish, for 30 s at most,
@@ -68,14 +75,19 @@ public struct MissiveServer: Sendable {
     ) async throws {
         let host = configuration.host
         let port = configuration.port
+        let router = makeRouter()
         let application = Application(
-            router: makeRouter(),
-            server: .http1(configuration: .init(idleTimeout: .seconds(60))),
+            router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: router,
+                configuration: .init(
+                    http1: .init(idleTimeout: .seconds(60)),
+                    ws: .init(maxFrameSize: configuration.limits.maxRequestBytes, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(5)))),
             configuration: .init(address: .hostname(host, port: port), serverName: "missive"),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? port) },
             logger: logger)
         var group = ServiceGroupConfiguration(
-            services: [application], gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
+            services: [EventFeedService(hub: events), application], gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(30)
         defer { Task { [store] in await (store as? PostgresMessageStore)?.close() } }
         try await ServiceGroup(configuration: group).run()
@@ -88,7 +100,7 @@ public struct MissiveServer: Sendable {
         router.add(middleware: SecurityHeaders())
         let api = router.group("api/v1")
             .add(middleware: Authentication(accounts: accounts))
-            .add(middleware: RateLimit(burst: configuration.limits.burst, perSecond: configuration.limits.requestsPerSecond))
+            .add(middleware: RateLimit(buckets: rateLimit))
         api.get("me") { _, context in
             JSONResponse.make(MeJSON(member: try context.requireMember()))
         }
@@ -110,19 +122,13 @@ public struct MissiveServer: Sendable {
         api.post("conversations/:conversation/messages") { request, context in
             try await send(request, member: try context.requireMember(), conversation: try Self.decoded(try context.parameters.require("conversation")))
         }
-        api.get("conversations/:conversation/messages") { request, context in
-            let member = try context.requireMember()
-            let id = try Self.decoded(try context.parameters.require("conversation"))
-            _ = try await requireMembership(member, id)
-            let limit = try Self.limit(request)
-            let messages = try await store.messages(inConversation: id, limit: limit)
-            return JSONResponse.make(MessageListJSON(messages: messages.map(StoredMessageJSON.init)))
-        }
+        addReading(to: api)
+        addEventStream(to: api)
         return router
     }
 
     /// A conversation id from the path, its percent escapes decoded (`a%3Ab` is `a:b`).
-    private static func decoded(_ segment: String) throws -> String {
+    static func decoded(_ segment: String) throws -> String {
         guard let id = segment.removingPercentEncoding, !id.isEmpty else {
             throw APIError.badRequest("malformed-request", "the conversation id in the path is not percent-encoded UTF-8")
         }
@@ -174,14 +180,14 @@ public struct MissiveServer: Sendable {
     }
 
     /// `?limit=N` (1 to 500; 50 by default).
-    private static func limit(_ request: Request) throws -> Int {
+    static func limit(_ request: Request) throws -> Int {
         guard let text = request.uri.queryParameters.get("limit") else { return 50 }
         guard let limit = Int(text), (1...500).contains(limit) else { throw APIError.badRequest("malformed-request", "limit is a number from 1 to 500") }
         return limit
     }
 
     /// The request's body as one JSON value, at most `limit` bytes.
-    private static func jsonBody(_ request: Request, limit: Int) async throws -> JSONValue {
+    static func jsonBody(_ request: Request, limit: Int) async throws -> JSONValue {
         let bytes = try await bodyBytes(request, limit: limit)
         do {
             return try JSONValue.parse(bytes)

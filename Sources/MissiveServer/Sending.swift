@@ -5,20 +5,27 @@ import MissiveStore
 import NIOCore
 
 extension MissiveServer {
-    /// `POST /api/v1/conversations/{id}/messages`: a member sends an envelope.
+    /// `POST /api/v1/conversations/{id}/messages`: a member sends an envelope (see ``accept(_:from:in:)``).
+    func send(_ request: Request, member: String, conversation: String) async throws -> Response {
+        let body = try await Self.bodyBytes(request, limit: configuration.limits.maxRequestBytes)
+        return try await accept(body, from: member, in: conversation).response
+    }
+
+    /// Takes a message a member sends, over HTTP or the event stream, and delivers it.
     ///
     /// The body is an envelope as any SDK writes one. Its content's bytes and the members the server does not know
     /// are kept as they came; the sender is the member whose token it is, the time the server's, and the
-    /// conversation the path's (an envelope that names another is refused). Without an `id`, the server gives one;
-    /// with one, sending the same envelope again answers with the stored message instead of storing it twice.
-    func send(_ request: Request, member: String, conversation: String) async throws -> Response {
-        _ = try await requireMembership(member, conversation)
-        let body = try await Self.bodyBytes(request, limit: configuration.limits.maxRequestBytes)
-        guard case .object(let members)? = try? JSONValue.parse(body) else {
-            throw APIError.badRequest("malformed-envelope", "the body is not a JSON object")
+    /// conversation the one given (an envelope that names another is refused). Without an `id`, the server gives
+    /// one; with one, sending the same envelope again answers with the stored message instead of storing it twice.
+    /// A stored message reaches the members through the store's change feed; one its flag keeps out of the store
+    /// (`none`, `status`) goes to the members online at once, and `none` waits for those who are not.
+    func accept(_ body: [UInt8], from member: String, in conversation: String) async throws -> Accepted {
+        let members = try await requireMembership(member, conversation)
+        guard case .object(let fields)? = try? JSONValue.parse(body) else {
+            throw APIError.badRequest("malformed-envelope", "the envelope is not a JSON object")
         }
-        let names = Set(members.map(\.key))
-        if case .string(let named)? = members.first(where: { $0.key == "conversationID" })?.value, named != conversation {
+        let names = Set(fields.map(\.key))
+        if case .string(let named)? = fields.first(where: { $0.key == "conversationID" })?.value, named != conversation {
             throw APIError.badRequest("conversation-mismatch", "the envelope names conversation \(TextHygiene.line(named)), the path \(conversation)")
         }
         // The members the server sets, added in front when the client left them out, so that the envelope parses;
@@ -53,7 +60,7 @@ extension MissiveServer {
         switch outcome {
         case .stored?:
             guard let stored = try await store.message(id: envelope.id) else { throw APIError.storeLost(envelope.id) }
-            return JSONResponse.make(status: .created, SentJSON(stored: true, message: StoredMessageJSON(stored)))
+            return .stored(stored, isNew: true)
         case .duplicate?:
             // A retry of the same send gets the stored message; another message under a taken id is refused.
             guard let stored = try await store.message(id: envelope.id) else { throw APIError.storeLost(envelope.id) }
@@ -61,10 +68,14 @@ extension MissiveServer {
             guard stored.senderID == member, stored.conversationID == conversation, storedContent == envelope.content else {
                 throw APIError(status: .conflict, code: "duplicate-id", message: "a message with id \(TextHygiene.line(envelope.id)) exists")
             }
-            return JSONResponse.make(SentJSON(stored: true, message: StoredMessageJSON(stored)))
+            return .stored(stored, isNew: false)
         case .notStored?:
-            // `none` and `status`: not kept; they reach the members online, once the stream is there.
-            return JSONResponse.make(status: .accepted, NotStoredJSON(id: envelope.id, stored: false, persistence: PersistenceJSON(message.persistence)))
+            let bytes = envelope.encoded()
+            let offline = events.deliverTransient(bytes, persistence: message.persistence, conversation: conversation, to: members)
+            if message.persistence == .none {
+                try await accounts.keepPending(bytes, conversation: conversation, for: offline.filter { $0 != member })
+            }
+            return .notStored(id: envelope.id, persistence: message.persistence)
         case .refused(let reason)?:
             throw APIError.badRequest("refused-by-store", reason)
         case nil:
@@ -101,6 +112,24 @@ extension APIError {
     /// A message the store said it stored and then did not find.
     static func storeLost(_ id: String) -> APIError {
         APIError(status: .serviceUnavailable, code: "store-unavailable", message: "the store did not keep \(TextHygiene.line(id))")
+    }
+}
+
+/// What became of a message a member sent.
+enum Accepted: Sendable {
+    /// Stored (or, for a retry of the same send, stored before).
+    case stored(StoredMessage, isNew: Bool)
+    /// Kept out of the store by its flag, and delivered to the members online.
+    case notStored(id: String, persistence: Persistence)
+
+    /// The HTTP answer: 201 for a new message, 200 for a retry, 202 for one that is not stored.
+    var response: Response {
+        switch self {
+        case .stored(let stored, let isNew):
+            JSONResponse.make(status: isNew ? .created : .ok, SentJSON(stored: true, message: StoredMessageJSON(stored)))
+        case .notStored(let id, let persistence):
+            JSONResponse.make(status: .accepted, NotStoredJSON(id: id, stored: false, persistence: PersistenceJSON(persistence)))
+        }
     }
 }
 

@@ -10,7 +10,7 @@ import GRDB
 /// sign in. Each request looks its token up again, so a token revoked from another process (`missive serve users
 /// revoke`) stops working at once.
 public struct ServerAccounts: Sendable {
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
     /// The file the accounts are in.
     public let path: String
 
@@ -38,6 +38,10 @@ public struct ServerAccounts: Sendable {
                             hash BLOB PRIMARY KEY NOT NULL, member TEXT NOT NULL REFERENCES account(member),
                             created_at INTEGER NOT NULL, revoked_at INTEGER);
                         CREATE INDEX IF NOT EXISTS token_member ON token(member);
+                        CREATE TABLE IF NOT EXISTS pending(
+                            sequence INTEGER PRIMARY KEY AUTOINCREMENT, member TEXT NOT NULL, conversation TEXT NOT NULL,
+                            envelope BLOB NOT NULL, kept_at INTEGER NOT NULL);
+                        CREATE INDEX IF NOT EXISTS pending_member ON pending(member, sequence);
                         """)
             }
         } catch let error as AccountError {

@@ -58,6 +58,10 @@ public struct ServerLimits: Sendable, Hashable {
     public var burst: Int
     /// See ``burst``.
     public var requestsPerSecond: Double
+    /// The most events that may wait for one event-stream connection: 1,024 by default. A connection whose reader
+    /// falls further behind is closed (it resumes from its last position when it connects again); the server never
+    /// buffers for a reader without bound.
+    public var eventQueueLength = 1_024
 
     /// Limits; see each property. The defaults: 256 KiB a request, 128 KiB of content, bursts of 60 requests
     /// refilled at 20 a second.

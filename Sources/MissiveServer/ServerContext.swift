@@ -1,19 +1,26 @@
 import HTTPTypes
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import MissiveCore
 import NIOCore
 
 /// What a request carries through the server's routes: Hummingbird's own state, and the member its token
 /// belongs to once ``Authentication`` has checked it.
-struct ServerContext: RequestContext {
+struct ServerContext: RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
     /// The authenticated member; `nil` before ``Authentication`` runs, and on routes that need none.
     var member: String?
+    /// What the event stream's upgrade needs.
+    let webSocket: WebSocketHandlerReference<ServerContext>
+    /// The connection, for cutting off an event stream whose reader stopped reading.
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         member = nil
+        webSocket = .init()
+        channel = source.channel
     }
 
     /// The authenticated member; a route behind ``Authentication`` always has one.

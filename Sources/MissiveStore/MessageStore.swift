@@ -93,6 +93,11 @@ public protocol MessageStore: Sendable {
     /// of them, or all. The store does not check who asks: a host checks membership first.
     func messages(inConversation conversationID: String, limit: Int?) async throws(StoreError) -> [StoredMessage]
 
+    /// A page of a conversation's messages next to another of its messages, in the order sent: the `limit`
+    /// messages just before `cursor`'s message, or just after it. Empty when the cursor's message is not in the
+    /// conversation. The store does not check who asks.
+    func messages(inConversation conversationID: String, from cursor: HistoryCursor, limit: Int) async throws(StoreError) -> [StoredMessage]
+
     /// The conversations `memberID` belongs to that have stored messages, newest activity first, with the
     /// member's unread counts.
     func conversations(member memberID: String) async throws(StoreError) -> [ConversationSummary]
@@ -154,6 +159,19 @@ public protocol MessageStore: Sendable {
 }
 
 extension MessageStore {
+    /// A page next to `cursor`, for a store that does not page itself: it reads the whole conversation.
+    public func messages(inConversation conversationID: String, from cursor: HistoryCursor, limit: Int) async throws(StoreError) -> [StoredMessage] {
+        let all = try await messages(inConversation: conversationID, limit: nil)
+        switch cursor {
+        case .before(let id):
+            guard let index = all.firstIndex(where: { $0.id == id }) else { return [] }
+            return Array(all[..<index].suffix(Swift.max(0, limit)))
+        case .after(let id):
+            guard let index = all.firstIndex(where: { $0.id == id }) else { return [] }
+            return Array(all[(index + 1)...].prefix(Swift.max(0, limit)))
+        }
+    }
+
     /// The member the one-account API acts for: a personal store's owner (or `""`, an account without a name,
     /// when it has none); `nil` for a shared store.
     public var reader: String? {

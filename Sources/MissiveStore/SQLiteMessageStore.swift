@@ -131,6 +131,27 @@ public final class SQLiteMessageStore: MessageStore {
         }
     }
 
+    public func messages(inConversation conversationID: String, from cursor: HistoryCursor, limit: Int) async throws(StoreError) -> [StoredMessage] {
+        let (id, comparison, order) =
+            switch cursor {
+            case .before(let id): (id, "<", "DESC")
+            case .after(let id): (id, ">", "ASC")
+            }
+        return try await read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(MessageColumn.selection) FROM message
+                    WHERE conversation_id = ?1
+                      AND (sent_at, id) \(comparison) (SELECT sent_at, id FROM message WHERE id = ?2 AND conversation_id = ?1)
+                    ORDER BY sent_at \(order), id \(order) LIMIT ?3
+                    """,
+                arguments: [conversationID, id, Swift.max(0, limit)])
+            let page = rows.map(self.storedMessage)
+            return order == "DESC" ? page.reversed() : page
+        }
+    }
+
     public func conversations(member memberID: String) async throws(StoreError) -> [ConversationSummary] {
         try await read { db in
             try Row.fetchAll(

@@ -1,0 +1,250 @@
+import Logging
+import Missive
+import MissiveStore
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// The members' live connections, and what reaches them.
+///
+/// One task follows the store's change feed (``run()``) and hands each change to the connections of the members
+/// it concerns, in feed order: a message stored, edited or deleted goes to every member of its conversation, a
+/// read mark to the member who moved it (so that its other devices follow), a join or leave to the members. The
+/// feed is the only source, so a message stored by another server process on the same database reaches these
+/// connections as well. Messages the store does not keep (`none`, `status`) are handed over directly by
+/// ``deliverTransient(_:persistence:conversation:to:)``.
+///
+/// Each connection has a bounded queue. A member whose connection does not read fast enough to keep its queue
+/// below the bound is disconnected, never buffered for without end; it resumes from its last position.
+final class EventHub: Sendable {
+    /// A connection's queue and how to cut it off.
+    struct Connection: Sendable {
+        let member: String
+        let queue: AsyncStream<OutboundEvent>.Continuation
+        let close: @Sendable () -> Void
+    }
+
+    private struct State {
+        var connections: [Int: Connection] = [:]
+        var byMember: [String: Set<Int>] = [:]
+        var nextID = 0
+        /// The feed position of the last change handed to the connections.
+        var position: Int64 = 0
+        var started = false
+        /// Each conversation's members, as the store last said; forgotten when one joins or leaves.
+        var members: [String: [String]] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let store: any MessageStore
+    private let logger: Logger
+    /// The most events a connection may have waiting.
+    let queueLength: Int
+
+    init(store: any MessageStore, queueLength: Int, logger: Logger) {
+        self.store = store
+        self.queueLength = max(16, queueLength)
+        self.logger = logger
+    }
+
+    // MARK: Connections
+
+    /// Adds a connection of `member`. It receives every change after the returned position.
+    func connect(member: String, queue: AsyncStream<OutboundEvent>.Continuation, close: @escaping @Sendable () -> Void) -> (id: Int, position: Int64) {
+        state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.connections[id] = Connection(member: member, queue: queue, close: close)
+            state.byMember[member, default: []].insert(id)
+            return (id, state.position)
+        }
+    }
+
+    /// Removes a connection; its queue ends.
+    func disconnect(_ id: Int) {
+        let connection = state.withLock { state -> Connection? in
+            guard let connection = state.connections.removeValue(forKey: id) else { return nil }
+            state.byMember[connection.member]?.remove(id)
+            if state.byMember[connection.member]?.isEmpty == true { state.byMember[connection.member] = nil }
+            return connection
+        }
+        connection?.queue.finish()
+    }
+
+    /// Whether `member` has a live connection to this server.
+    func isOnline(_ member: String) -> Bool {
+        state.withLock { $0.byMember[member] != nil }
+    }
+
+    /// How many connections are open.
+    var connectionCount: Int {
+        state.withLock { $0.connections.count }
+    }
+
+    /// Waits until the feed is being followed, so that a connection made now misses nothing.
+    func waitUntilStarted() async {
+        while !state.withLock({ $0.started }) && !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Queues `event` for each connection of `members`; a connection whose queue is full is cut off. Returns the
+    /// members that have no connection.
+    @discardableResult
+    private func hand(_ event: OutboundEvent, to members: some Sequence<String>, at position: Int64? = nil) -> [String] {
+        let (overflowing, offline) = state.withLock { state -> ([Connection], [String]) in
+            var overflowing: [Connection] = []
+            var offline: [String] = []
+            for member in members {
+                guard let ids = state.byMember[member] else {
+                    offline.append(member)
+                    continue
+                }
+                for id in ids {
+                    guard let connection = state.connections[id] else { continue }
+                    if case .dropped = connection.queue.yield(event) {
+                        overflowing.append(connection)
+                        state.connections[id] = nil
+                        state.byMember[member]?.remove(id)
+                    }
+                }
+                if state.byMember[member]?.isEmpty == true { state.byMember[member] = nil }
+            }
+            if let position { state.position = max(state.position, position) }
+            return (overflowing, offline)
+        }
+        for connection in overflowing {
+            logger.notice("cut off a connection of \(connection.member): it did not read its events (\(queueLength) waiting)")
+            connection.queue.finish()
+            connection.close()
+        }
+        return offline
+    }
+
+    /// Hands a message its flag keeps out of the store to the members' connections now. Returns the members
+    /// that have none.
+    func deliverTransient(_ envelope: [UInt8], persistence: Persistence, conversation: String, to members: [String]) -> [String] {
+        hand(OutboundEvent(position: nil, bytes: EventJSON.transient(envelope, persistence: persistence, conversation: conversation)), to: members)
+    }
+
+    // MARK: The feed
+
+    /// Follows the store's change feed from its end, handing each change to the connections, until the task is
+    /// cancelled or the service group stops. A store error is logged and the feed read again a second later,
+    /// from the same position: nothing is skipped.
+    func run() async throws {
+        let start = try await startPosition()
+        state.withLock { state in
+            state.position = start
+            state.started = true
+        }
+        try await cancelWhenGracefulShutdown { try await self.follow(from: start) }
+    }
+
+    /// The feed's last position now, asked again every second while the store does not answer.
+    private func startPosition() async throws -> Int64 {
+        while true {
+            do {
+                return try await store.lastChangePosition()
+            } catch {
+                logger.error("events: cannot read the store's change feed: \(error)")
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// Hands every change after `start` to the connections, until the task is cancelled.
+    private func follow(from start: Int64) async throws {
+        var position = start
+        while !Task.isCancelled {
+            do {
+                for try await change in store.follow(after: position) {
+                    await dispatch(change)
+                    position = change.position
+                }
+                return
+            } catch {
+                logger.error("events: the change feed stopped: \(error); reading again from \(position)")
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// Hands one change to the connections it concerns.
+    private func dispatch(_ change: StoreChange) async {
+        if change.kind == .joined || change.kind == .left {
+            _ = state.withLock { $0.members.removeValue(forKey: change.conversationID) }
+        }
+        do {
+            guard let (event, recipients) = try await event(for: change) else {
+                state.withLock { $0.position = max($0.position, change.position) }
+                return
+            }
+            var everyone = recipients
+            // A member who left learns it too.
+            if change.kind == .left, let member = change.memberID { everyone.append(member) }
+            hand(event, to: Set(everyone), at: change.position)
+        } catch {
+            logger.error("events: cannot deliver change \(change.position): \(error)")
+            state.withLock { $0.position = max($0.position, change.position) }
+        }
+    }
+
+    /// The event for `change` and the members it goes to; `nil` for a change no client is told of.
+    func event(for change: StoreChange) async throws -> (OutboundEvent, [String])? {
+        let conversation = change.conversationID
+        let bytes: [UInt8]
+        switch change.kind {
+        case .stored, .edited:
+            guard let message = change.message else { return nil }
+            bytes = EventJSON.message(change.kind == .stored ? "message" : "edit", position: change.position, message)
+        case .deleted:
+            guard let id = change.messageID else { return nil }
+            bytes = EventJSON.deleted(position: change.position, conversation: conversation, id: id)
+        case .read:
+            guard let member = change.memberID, let id = change.messageID else { return nil }
+            let read = try await store.readState(member: member, conversation: conversation)
+            bytes = EventJSON.read(position: change.position, conversation: conversation, member: member, upTo: id, unreadCount: read.unreadCount)
+            return (OutboundEvent(position: change.position, bytes: bytes), [member])
+        case .joined, .left:
+            guard let member = change.memberID else { return nil }
+            bytes = EventJSON.membership(change.kind.description, position: change.position, conversation: conversation, member: member)
+        default:
+            return nil
+        }
+        return (OutboundEvent(position: change.position, bytes: bytes), try await members(of: conversation))
+    }
+
+    /// `conversation`'s members, from the cache or the store.
+    func members(of conversation: String) async throws -> [String] {
+        if let known = state.withLock({ $0.members[conversation] }) { return known }
+        let members = try await store.members(ofConversation: conversation)
+        state.withLock { state in
+            // A bound on the cache: past it, start again.
+            if state.members.count >= 10_000 { state.members.removeAll(keepingCapacity: true) }
+            state.members[conversation] = members
+        }
+        return members
+    }
+
+    /// Forgets `conversation`'s members, after this process changed them (the feed says so too, later).
+    func forgetMembers(of conversation: String) {
+        _ = state.withLock { $0.members.removeValue(forKey: conversation) }
+    }
+}
+
+/// One event on its way to a connection: its JSON, and its feed position when it has one.
+struct OutboundEvent: Sendable {
+    /// The change's position; `nil` for what the feed does not carry (a transient message, an answer).
+    var position: Int64?
+    var bytes: [UInt8]
+}
+
+/// A service that runs the hub's feed follower beside the HTTP server.
+struct EventFeedService: Service {
+    let hub: EventHub
+
+    func run() async throws {
+        try await hub.run()
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import Missive
+import MissiveCore
+import MissiveStore
+import NIOCore
+
+/// `GET /api/v1/events` (a WebSocket): what happens in the member's conversations, live, and a way to send.
+///
+/// The first frame is `hello`, with the feed position the stream continues from. With `?after=POSITION` (the
+/// position of the last event the client handled) every event after it follows first, then the live ones: no
+/// gap, and none twice. Then come the `none` messages kept while the member was offline, then the live events.
+/// The client may send frames too: `{"type": "send", "conversation": ID, "envelope": {...}, "ref": R}` and
+/// `{"type": "read", "conversation": ID, "upTo": MESSAGE, "ref": R}`, each answered with a frame carrying its
+/// `ref` (`sent`, `marked` or `error`). docs/SERVER.md describes every frame.
+extension MissiveServer {
+    /// Adds the event stream to `api`, behind its authentication.
+    func addEventStream(to api: RouterGroup<ServerContext>) {
+        api.ws(
+            "events",
+            shouldUpgrade: { request, context in
+                _ = try context.requireMember()
+                // A position that is not a number is refused (a refused upgrade is answered 400).
+                if let after = request.uri.queryParameters.get("after"), (Int64(after) ?? -1) < 0 { return .dontUpgrade }
+                return .upgrade([:])
+            },
+            onUpgrade: { inbound, outbound, context in
+                try await stream(inbound, outbound, context)
+            })
+    }
+
+    private func stream(
+        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, _ context: WebSocketRouterContext<ServerContext>
+    ) async throws {
+        let member = try context.requestContext.requireMember()
+        let after = context.request.uri.queryParameters.get("after").flatMap { Int64($0) }
+        let channel = context.requestContext.channel
+        await events.waitUntilStarted()
+        let (queue, continuation) = AsyncStream.makeStream(of: OutboundEvent.self, bufferingPolicy: .bufferingOldest(events.queueLength))
+        let (id, position) = events.connect(member: member, queue: continuation) { channel.close(promise: nil) }
+        defer { events.disconnect(id) }
+        await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await write(queue, to: outbound, member: member, after: after, livePosition: position)
+                // The queue ended before the connection: it was cut off for not reading.
+                if !Task.isCancelled { channel.close(promise: nil) }
+            }
+            do {
+                for try await frame in inbound.messages(maxSize: configuration.limits.maxRequestBytes) {
+                    let bytes: [UInt8] =
+                        switch frame {
+                        case .text(let text): Array(text.utf8)
+                        case .binary(let buffer): Array(buffer.readableBytesView)
+                        }
+                    let answer = await answer(bytes, from: member)
+                    if case .dropped = continuation.yield(OutboundEvent(position: nil, bytes: answer)) { break }
+                }
+            } catch {
+                context.logger.debug("events: \(member)'s connection ended: \(error)")
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Writes the hello, the changes the client missed, the `none` messages kept for the member, then each event of
+    /// `queue` as it comes, each feed change once.
+    private func write(
+        _ queue: AsyncStream<OutboundEvent>, to outbound: WebSocketOutboundWriter, member: String, after: Int64?, livePosition: Int64
+    ) async throws {
+        var resumed = false
+        if let after { resumed = after <= (try await store.lastChangePosition()) }
+        var last = livePosition
+        try await send(EventJSON.hello(member: member, position: resumed ? after ?? livePosition : livePosition, resumed: resumed), outbound)
+        if resumed, let after {
+            last = max(after, livePosition)
+            var cursor = after
+            while cursor < livePosition {
+                let changes = try await store.changes(after: cursor, limit: 500)
+                guard !changes.isEmpty else { break }
+                for change in changes where change.position <= livePosition {
+                    if let (event, recipients) = try await events.event(for: change),
+                        recipients.contains(member) || (change.kind == .left && change.memberID == member)
+                    {
+                        try await send(event.bytes, outbound)
+                    }
+                }
+                cursor = changes[changes.count - 1].position
+            }
+        }
+        for kept in try await accounts.takePending(for: member) {
+            // Only for the conversations the member is still in.
+            guard try await events.members(of: kept.conversation).contains(member) else { continue }
+            try await send(EventJSON.transient(kept.envelope, persistence: .none, conversation: kept.conversation), outbound)
+        }
+        for await event in queue {
+            if let position = event.position {
+                guard position > last else { continue }
+                last = position
+            }
+            try await send(event.bytes, outbound)
+        }
+    }
+
+    private func send(_ bytes: [UInt8], _ outbound: WebSocketOutboundWriter) async throws {
+        try await outbound.write(.text(String(decoding: bytes, as: UTF8.self)))
+    }
+
+    // MARK: Frames from the client
+
+    /// The answer to one frame a member sent.
+    func answer(_ frame: [UInt8], from member: String) async -> [UInt8] {
+        let fields: [String: [UInt8]]
+        do {
+            fields = try Self.members(of: frame)
+        } catch {
+            return EventJSON.failure(ref: nil, code: "malformed-frame", message: "a frame is one JSON object: \(error)")
+        }
+        // The ref comes back as it was sent, when it is a string or a number.
+        let ref = fields["ref"].flatMap { bytes -> [UInt8]? in
+            guard let first = bytes.first, first == UInt8(ascii: "\"") || first == UInt8(ascii: "-") || (0x30...0x39).contains(first) else { return nil }
+            return bytes
+        }
+        do {
+            let type = try Self.stringField(fields, "type")
+            let wait = rateLimit.take(for: member, at: .now)
+            if wait > 0 {
+                throw APIError(status: .tooManyRequests, code: "rate-limited", message: "too many requests; try again in \(Int(wait.rounded(.up))) s")
+            }
+            switch type {
+            case "send":
+                let conversation = try Self.stringField(fields, "conversation")
+                guard let envelope = fields["envelope"] else { throw APIError.badRequest("malformed-frame", "a send frame needs \"envelope\"") }
+                switch try await accept(envelope, from: member, in: conversation) {
+                case .stored(let stored, _):
+                    return EventJSON.answer("sent", ref: ref, SentJSON(stored: true, message: StoredMessageJSON(stored)))
+                case .notStored(let id, let persistence):
+                    return EventJSON.answer("sent", ref: ref, NotStoredJSON(id: id, stored: false, persistence: PersistenceJSON(persistence)))
+                }
+            case "read":
+                let conversation = try Self.stringField(fields, "conversation")
+                let state = try await markRead(member: member, conversation: conversation, upTo: try Self.stringField(fields, "upTo"))
+                return EventJSON.answer("marked", ref: ref, state)
+            default:
+                throw APIError.badRequest("unknown-frame", "no frame of type \(TextHygiene.line(type)): send or read")
+            }
+        } catch let error as APIError {
+            return EventJSON.failure(ref: ref, code: error.code, message: error.message)
+        } catch let error as StoreError {
+            return EventJSON.failure(ref: ref, code: "store-unavailable", message: "the store cannot answer now: \(error.code)")
+        } catch {
+            return EventJSON.failure(ref: ref, code: "internal", message: "the server failed to answer")
+        }
+    }
+
+    /// The members of a frame that is one JSON object, each value's JSON text as sent.
+    private static func members(of frame: [UInt8]) throws(MissiveJSONError) -> [String: [UInt8]] {
+        try frame.withUnsafeBufferPointer { buffer throws(MissiveJSONError) in
+            var found: [String: [UInt8]] = [:]
+            var scanner = JSONScanner(buffer, validatingUTF8: true)
+            try scanner.scanObject { (key, range) throws(MissiveJSONError) in found[key] = Array(buffer[range]) }
+            return found
+        }
+    }
+
+    /// A string member of a frame.
+    private static func stringField(_ fields: [String: [UInt8]], _ name: String) throws -> String {
+        guard let bytes = fields[name], case .string(let value)? = try? JSONValue.parse(bytes) else {
+            throw APIError.badRequest("malformed-frame", "the frame needs \"\(name)\", a string")
+        }
+        return value
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Hummingbird
+import MissiveCore
+import MissiveStore
+
+// What a member reads: history by pages, read marks, search.
+
+extension MissiveServer {
+    func addReading(to api: RouterGroup<ServerContext>) {
+        api.get("conversations/:conversation/messages") { request, context in
+            let member = try context.requireMember()
+            let id = try Self.decoded(try context.parameters.require("conversation"))
+            _ = try await requireMembership(member, id)
+            return JSONResponse.make(MessageListJSON(messages: try await history(request, conversation: id).map(StoredMessageJSON.init)))
+        }
+        api.post("conversations/:conversation/read") { request, context in
+            let member = try context.requireMember()
+            let id = try Self.decoded(try context.parameters.require("conversation"))
+            let body = try await Self.jsonBody(request, limit: configuration.limits.maxRequestBytes)
+            guard case .string(let upTo)? = body["upTo"] else { throw APIError.badRequest("malformed-request", "the body needs \"upTo\", a message id") }
+            return JSONResponse.make(try await markRead(member: member, conversation: id, upTo: upTo))
+        }
+        api.get("search") { request, context in
+            try await search(request, member: try context.requireMember())
+        }
+    }
+
+    /// `GET …/messages`: the newest `limit` messages, or the `limit` before or after a message of the conversation
+    /// (`?before=ID`, `?after=ID`), in the order sent.
+    private func history(_ request: Request, conversation: String) async throws -> [StoredMessage] {
+        let limit = try Self.limit(request)
+        let parameters = request.uri.queryParameters
+        let cursor: HistoryCursor
+        switch (parameters.get("before"), parameters.get("after")) {
+        case (nil, nil): return try await store.messages(inConversation: conversation, limit: limit)
+        case (let before?, nil): cursor = .before(before)
+        case (nil, let after?): cursor = .after(after)
+        case (_?, _?): throw APIError.badRequest("malformed-request", "give before or after, not both")
+        }
+        let id =
+            switch cursor {
+            case .before(let id), .after(let id): id
+            }
+        // A cursor from another conversation is a mistake to report, not an empty page.
+        guard let anchor = try await store.message(id: id), anchor.conversationID == conversation else {
+            throw APIError.badRequest("unknown-cursor", "no message \(TextHygiene.line(id)) in this conversation")
+        }
+        return try await store.messages(inConversation: conversation, from: cursor, limit: limit)
+    }
+
+    /// Moves `member`'s read mark in `conversation` to `upTo`. The member's other connections hear of it through
+    /// the feed (a `read` event).
+    func markRead(member: String, conversation: String, upTo: String) async throws -> ReadStateJSON {
+        _ = try await requireMembership(member, conversation)
+        let state: ReadState
+        do {
+            state = try await store.markRead(member: member, conversation: conversation, upTo: upTo)
+        } catch {
+            guard error.code == .notFound else { throw error }
+            throw APIError.badRequest("unknown-message", "no message \(TextHygiene.line(upTo)) in this conversation")
+        }
+        return ReadStateJSON(conversation: conversation, readUpTo: state.readUpTo, unreadCount: state.unreadCount)
+    }
+
+    /// `GET /api/v1/search?q=…[&conversation=ID][&limit=N]`: the member's messages that match, best first, in its
+    /// own conversations only.
+    private func search(_ request: Request, member: String) async throws -> Response {
+        let parameters = request.uri.queryParameters
+        guard let text = parameters.get("q"), !text.isEmpty else { throw APIError.badRequest("malformed-request", "search needs ?q=, the words to find") }
+        let query: SearchQuery
+        do {
+            query = try SearchQuery(parsing: text)
+        } catch {
+            throw APIError.badRequest("malformed-query", error.message)
+        }
+        var conversation: String?
+        if let id = parameters.get("conversation") {
+            _ = try await requireMembership(member, id)
+            conversation = id
+        }
+        let hits = try await store.search(query, member: member, conversation: conversation, limit: try Self.limit(request))
+        return JSONResponse.make(SearchJSON(hits: hits.map { SearchJSON.Hit(snippet: $0.snippet, message: StoredMessageJSON($0.message)) }))
+    }
+}
+
+/// A member's read mark and unread count in a conversation.
+struct ReadStateJSON: Encodable {
+    var conversation: String
+    var readUpTo: String?
+    var unreadCount: Int
+}
+
+/// `GET /api/v1/search`.
+struct SearchJSON: Encodable {
+    var hits: [Hit]
+
+    struct Hit: Encodable {
+        var snippet: String
+        var message: StoredMessageJSON
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import NIOWebSocket
+import Synchronization
+import Testing
+
+/// A member's connection to the event stream (`/api/v1/events`), through a real WebSocket client: the frames it
+/// received, in order, and a way to send.
+final class EventClient: Sendable {
+    /// The frames received and not yet read by the test, and whether the connection ended.
+    private final class Inbox: Sendable {
+        let state = Mutex<(frames: [String], ended: Bool)>(([], false))
+    }
+
+    private let inbox = Inbox()
+    private let writers: AsyncStream<WebSocketOutboundWriter>
+    private let writer = Mutex<WebSocketOutboundWriter?>(nil)
+    private let task: Task<Void, any Error>
+    private let lastPosition = Mutex<Int64>(0)
+
+    /// The feed position of the last event read.
+    var position: Int64 { lastPosition.withLock { $0 } }
+
+    /// Connects as the member whose token this is; `after` resumes after a feed position. `reads: false` makes a
+    /// client that never reads what the server sends.
+    init(port: Int, token: String?, after: Int64? = nil, query: String? = nil, reads: Bool = true) {
+        let (writers, writerSink) = AsyncStream.makeStream(of: WebSocketOutboundWriter.self)
+        self.writers = writers
+        var url = "ws://127.0.0.1:\(port)/api/v1/events"
+        if let after { url += "?after=\(after)" } else if let query { url += "?" + query }
+        var headers = HTTPFields()
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        let inbox = inbox
+        task = Task {
+            defer {
+                inbox.state.withLock { $0.ended = true }
+                writerSink.finish()
+            }
+            try await WebSocketClient.connect(
+                url: url, configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers),
+                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+            ) { inbound, outbound, _ in
+                writerSink.yield(outbound)
+                guard reads else {
+                    try await Task.sleep(for: .seconds(3600))
+                    return
+                }
+                for try await message in inbound.messages(maxSize: 1 << 22) {
+                    if case .text(let text) = message { inbox.state.withLock { $0.frames.append(text) } }
+                }
+            }
+        }
+    }
+
+    /// The next frame as a JSON object; `nil` when the connection ended or nothing came within `timeout`.
+    func next(timeout: Duration = .seconds(10)) async throws -> [String: Any]? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (text, ended) = inbox.state.withLock { state -> (String?, Bool) in
+                state.frames.isEmpty ? (nil, state.ended) : (state.frames.removeFirst(), false)
+            }
+            if let text {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
+                if let position = (object["position"] as? NSNumber)?.int64Value, object["type"] as? String != "hello" {
+                    lastPosition.withLock { $0 = position }
+                }
+                return object
+            }
+            if ended || ContinuousClock.now >= deadline { return nil }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// The next frame, which must be of `type`; frames of the types in `skipping` (by default, the members who
+    /// joined or left, which a connection made right after a conversation was may or may not see) are passed over.
+    @discardableResult
+    func expectNext(
+        _ type: String, skipping: Set<String> = ["joined", "left"], timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [String: Any] {
+        var frame = try #require(try await next(timeout: timeout), "no \(type) frame came", sourceLocation: sourceLocation)
+        while let kind = frame["type"] as? String, kind != type, skipping.contains(kind) {
+            frame = try #require(try await next(timeout: timeout), "no \(type) frame came", sourceLocation: sourceLocation)
+        }
+        #expect(frame["type"] as? String == type, "\(frame)", sourceLocation: sourceLocation)
+        return frame
+    }
+
+    /// The next frame that is not about members joining or leaving, if one comes within `timeout`.
+    func nextOtherThanMembership(timeout: Duration) async throws -> [String: Any]? {
+        while let frame = try await next(timeout: timeout) {
+            if !["joined", "left"].contains(frame["type"] as? String ?? "") { return frame }
+        }
+        return nil
+    }
+
+    /// Whether the connection has ended.
+    var hasEnded: Bool {
+        inbox.state.withLock { $0.ended }
+    }
+
+    /// Waits until the connection ends, for `timeout` at most; whether it did.
+    func waitForEnd(timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !hasEnded && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return hasEnded
+    }
+
+    /// Sends one text frame.
+    func send(_ text: String) async throws {
+        var current = writer.withLock { $0 }
+        if current == nil {
+            var iterator = writers.makeAsyncIterator()
+            current = await iterator.next()
+            writer.withLock { [current] in $0 = current }
+        }
+        try await #require(current).write(.text(text))
+    }
+
+    /// How the connection ended (or failed to open); waits for it.
+    func result() async -> Result<Void, any Error> {
+        await task.result
+    }
+
+    /// Closes the connection, as a client that says goodbye does.
+    func close() async {
+        if let current = writer.withLock({ $0 }) { try? await current.close(.normalClosure, reason: nil) }
+        task.cancel()
+    }
+}
