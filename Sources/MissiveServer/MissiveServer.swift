@@ -118,6 +118,7 @@ public struct MissiveServer: Sendable {
             let messages = try await store.messages(inConversation: id, limit: limit)
             return JSONResponse.make(MessageListJSON(messages: messages.map(StoredMessageJSON.init)))
         }
+        addActionRoutes(to: api)
         return router
     }
 
