@@ -124,6 +124,7 @@ public struct MissiveServer: Sendable {
         }
         addReading(to: api)
         addEventStream(to: api)
+        addActionRoutes(to: api)
         return router
     }
 

@@ -31,7 +31,7 @@ extension MissiveServer {
         // The members the server sets, added in front when the client left them out, so that the envelope parses;
         // their values are replaced below either way.
         var given: [String] = []
-        if !names.contains("id") { given.append(#""id":"# + Self.quoted("m-" + UUID().uuidString.lowercased())) }
+        if !names.contains("id") { given.append(#""id":"# + Self.quoted(Self.newMessageID())) }
         if !names.contains("conversationID") { given.append(#""conversationID":"# + Self.quoted(conversation)) }
         if !names.contains("senderID") { given.append(#""senderID":"# + Self.quoted(member)) }
         if !names.contains("sentAt") { given.append(#""sentAt":0"#) }
@@ -43,14 +43,17 @@ extension MissiveServer {
         }
         envelope.conversationID = conversation
         envelope.senderID = member
-        envelope.sentAt = Int64(Date().timeIntervalSince1970 * 1000)
-        guard envelope.content.count <= configuration.limits.maxContentBytes else {
-            throw APIError(
-                status: .contentTooLarge, code: "content-too-large",
-                message: "the content is \(envelope.content.count) bytes; the server takes \(configuration.limits.maxContentBytes) at most")
-        }
+        envelope.sentAt = Self.serverTime()
+        try checkContentSize(envelope)  // before any plugin decodes it
+        return try await storeSent(registry.decode(envelope), member: member, conversation: conversation, members: members)
+    }
 
-        let message = registry.decode(envelope)
+    /// Stores a message a member sent, or made with a composer action, or hands it to the members online when its
+    /// flag keeps it out of the store. Content that its type refused is refused (`422`), unless the policy keeps it
+    /// as unknown. `members` are the conversation's.
+    func storeSent(_ message: Message, member: String, conversation: String, members: [String]) async throws -> Accepted {
+        let envelope = message.envelope
+        try checkContentSize(envelope)
         if let unknown = message.unknown, case .decodeFailed(let reason) = unknown.reason, !configuration.keepsRefusedContent {
             throw APIError(
                 status: .unprocessableContent, code: "refused-content",
@@ -82,6 +85,21 @@ extension MissiveServer {
             throw APIError.storeLost(envelope.id)
         }
     }
+
+    /// Refuses an envelope whose content is over the server's limit.
+    func checkContentSize(_ envelope: Envelope) throws {
+        guard envelope.content.count <= configuration.limits.maxContentBytes else {
+            throw APIError(
+                status: .contentTooLarge, code: "content-too-large",
+                message: "the content is \(envelope.content.count) bytes; the server takes \(configuration.limits.maxContentBytes) at most")
+        }
+    }
+
+    /// An id the server gives a message that comes without one.
+    static func newMessageID() -> String { "m-" + UUID().uuidString.lowercased() }
+
+    /// The time now, in milliseconds since 1970: the `sentAt` of every message the server takes.
+    static func serverTime() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     /// `body` with `members` (JSON `"name":value` texts) added at the front of its top-level object.
     static func prepending(_ members: [String], to body: [UInt8]) -> [UInt8] {

@@ -94,3 +94,25 @@ struct HarnessError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+extension RunningServer {
+    /// Makes the conversation `id` as the member of `token`, with `members`, and checks that it was made.
+    func makeConversation(_ id: String, token: String, members: [String] = []) async throws {
+        let names = members.map { "\"\($0)\"" }.joined(separator: ",")
+        let answer = try await request("POST", "/api/v1/conversations", token: token, body: #"{"id":"\#(id)","members":[\#(names)]}"#)
+        #expect(answer.status == 201, "making \(id): \(answer.status) \(answer.text)")
+    }
+
+    /// Sends the envelope `body` to the conversation `conversation` (a path segment, percent-encoded as needed).
+    func send(_ body: String, to conversation: String, token: String) async throws -> HTTPAnswer {
+        try await request("POST", "/api/v1/conversations/\(conversation)/messages", token: token, body: body)
+    }
+
+    /// Performs the message action `action` on `message` in `conversation` (path segments, percent-encoded as
+    /// needed), with `arguments` (a JSON array) when given.
+    func act(_ action: String, on message: String, in conversation: String, token: String?, arguments: String? = nil) async throws -> HTTPAnswer {
+        try await request(
+            "POST", "/api/v1/conversations/\(conversation)/messages/\(message)/actions/\(action)", token: token,
+            body: arguments.map { #"{"arguments":\#($0)}"# })
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import Hummingbird
+import Missive
+import MissiveCore
+import MissiveStore
+
+/// Actions on the server: message actions run on the server's stored copy (a poll's tallies live there) and
+/// composer actions that create messages, both through the server's registry, as `missive act` and
+/// `missive compose` run them. docs/SERVER.md, "Actions", describes the endpoints.
+extension MissiveServer {
+    /// The read–perform–replace cycle of each message, one at a time in this process, so that two actions at
+    /// once on one message (two votes) both count. Keyed by the store's location and the message id.
+    private static let actionLocks = KeyedLock<String>()
+
+    /// Registers the action endpoints on the API's group, behind its authentication and rate limit.
+    func addActionRoutes(to api: RouterGroup<ServerContext>) {
+        api.get("actions") { _, context in
+            _ = try context.requireMember()
+            return JSONResponse.make(ActionListJSON(actions: registry.composerActions.map(ServerActionJSON.init)))
+        }
+        api.get("conversations/:conversation/messages/:message/actions") { _, context in
+            try await listActions(
+                member: try context.requireMember(), conversation: try Self.pathID(context, "conversation"),
+                messageID: try Self.pathID(context, "message"))
+        }
+        api.post("conversations/:conversation/messages/:message/actions/:action") { request, context in
+            try await performAction(
+                request, member: try context.requireMember(), conversation: try Self.pathID(context, "conversation"),
+                messageID: try Self.pathID(context, "message"), actionID: try Self.pathID(context, "action"))
+        }
+        api.post("conversations/:conversation/compose/:action") { request, context in
+            try await composeMessage(
+                request, member: try context.requireMember(), conversation: try Self.pathID(context, "conversation"),
+                actionID: try Self.pathID(context, "action"))
+        }
+    }
+
+    // MARK: Message actions
+
+    /// `GET /api/v1/conversations/{id}/messages/{message}/actions`: the actions the message offers, in menu order;
+    /// none for a message the server cannot decode.
+    func listActions(member: String, conversation: String, messageID: String) async throws -> Response {
+        _ = try await requireMembership(member, conversation)
+        let stored = try await storedMessage(messageID, in: conversation)
+        let message = registry.decode(try stored.envelope())
+        return JSONResponse.make(MessageActionListJSON(
+            id: stored.id, objectName: message.content.objectName, known: message.isKnown,
+            actions: registry.actions(for: message).map(ServerActionJSON.init)))
+    }
+
+    /// `POST /api/v1/conversations/{id}/messages/{message}/actions/{action}` `{"arguments": [...]}`: performs the
+    /// action on the stored copy; an edit is stored as the message's new version and answered with it, a URL is
+    /// answered as it is.
+    func performAction(_ request: Request, member: String, conversation: String, messageID: String, actionID: String) async throws -> Response {
+        _ = try await requireMembership(member, conversation)
+        let body = try await Self.actionBody(request, limit: configuration.limits.maxRequestBytes, allowed: ["arguments"])
+        let arguments = try Self.arguments(in: body)
+        return try await Self.actionLocks.withLock(store.location + "\u{0}" + messageID) {
+            let stored = try await storedMessage(messageID, in: conversation)
+            let message = registry.decode(try stored.envelope())
+            if let unknown = message.unknown { throw APIError.cannotAct(on: message, unknown.reason) }
+            switch try perform(actionID, on: message, arguments: arguments) {
+            case .edited(let edited):
+                let replaced: StoredMessage
+                do {
+                    replaced = try await store.replace(IncomingMessage(edited))
+                } catch let error as StoreError where error.code == .notFound {
+                    throw APIError.noMessage(messageID, conversation)
+                }
+                return JSONResponse.make(ActionEditJSON(message: StoredMessageJSON(replaced)))
+            case .url(let url):
+                return JSONResponse.make(ActionURLJSON(url: url))
+            }
+        }
+    }
+
+    /// What the registry's action gave, or the API's error for its refusal or failure.
+    private func perform(_ actionID: String, on message: Message, arguments: [ActionArgument]) throws -> ActionResult {
+        do {
+            return try registry.perform(actionID, on: message, arguments: arguments)
+        } catch {
+            throw APIError(action: error)
+        }
+    }
+
+    /// The stored message `id` when it is in `conversation`; otherwise it is not found.
+    private func storedMessage(_ id: String, in conversation: String) async throws -> StoredMessage {
+        guard let stored = try await store.message(id: id), stored.conversationID == conversation else {
+            throw APIError.noMessage(id, conversation)
+        }
+        return stored
+    }
+
+    // MARK: Composer actions
+
+    /// `POST /api/v1/conversations/{id}/compose/{action}` `{"arguments": [...], "id": "...", "parentID": "..."}`:
+    /// a message made by the composer action, sent by the member at the server's time, and stored and answered
+    /// as a sent message is.
+    func composeMessage(_ request: Request, member: String, conversation: String, actionID: String) async throws -> Response {
+        let members = try await requireMembership(member, conversation)
+        let body = try await Self.actionBody(request, limit: configuration.limits.maxRequestBytes, allowed: ["arguments", "id", "parentID"])
+        let arguments = try Self.arguments(in: body)
+        let id = try Self.optionalID(body, "id") ?? Self.newMessageID()
+        let parentID = try Self.optionalID(body, "parentID")
+        let message: Message
+        do {
+            message = try registry.compose(
+                action: actionID, arguments: arguments, conversationID: conversation, senderID: member, id: id, sentAt: Self.serverTime(),
+                parentID: parentID)
+        } catch {
+            throw APIError(action: error)
+        }
+        return try await storeSent(message, member: member, conversation: conversation, members: members).response
+    }
+
+    // MARK: Requests
+
+    /// A path parameter with its percent escapes decoded.
+    private static func pathID(_ context: ServerContext, _ name: String) throws -> String {
+        guard let id = try context.parameters.require(name).removingPercentEncoding, !id.isEmpty else {
+            throw APIError.badRequest("malformed-request", "the \(name) id in the path is not percent-encoded UTF-8")
+        }
+        return id
+    }
+
+    /// The members of an action's body, a JSON object with no members but `allowed`; an empty body is an empty
+    /// object.
+    private static func actionBody(_ request: Request, limit: Int, allowed: Set<String>) async throws -> [(key: String, value: JSONValue)] {
+        let bytes = try await bodyBytes(request, limit: limit)
+        guard bytes.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return [] }
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(bytes)
+        } catch {
+            throw APIError.badRequest("malformed-json", "the body is not JSON: \(error)")
+        }
+        guard case .object(let members) = value else { throw APIError.badRequest("malformed-request", "the body is a JSON object") }
+        if let stranger = members.first(where: { !allowed.contains($0.key) }) {
+            let takes = allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            throw APIError.badRequest("malformed-request", "the body has \"\(TextHygiene.line(stranger.key))\"; it takes \(takes)")
+        }
+        return members
+    }
+
+    /// The body's `arguments`, each JSON value kept as written (none when absent), for the action's signature to
+    /// check.
+    private static func arguments(in body: [(key: String, value: JSONValue)]) throws -> [ActionArgument] {
+        switch body.first(where: { $0.key == "arguments" })?.value {
+        case nil: return []
+        case .array(let values)?: return values.map { .json(Array($0.serialized.utf8)) }
+        case .some: throw APIError.badRequest("malformed-request", "\"arguments\" is a JSON array, one value per argument of the action")
+        }
+    }
+
+    /// The body's `name`, a non-empty string, when it has one.
+    private static func optionalID(_ body: [(key: String, value: JSONValue)], _ name: String) throws -> String? {
+        switch body.first(where: { $0.key == name })?.value {
+        case nil: return nil
+        case .string(let id)? where !id.isEmpty: return id
+        case .some: throw APIError.badRequest("malformed-request", "\"\(name)\" is a non-empty string")
+        }
+    }
+}
+
+extension APIError {
+    /// A message that is not stored in the conversation, the same as one in a conversation the member is not in.
+    static func noMessage(_ id: String, _ conversation: String) -> APIError {
+        APIError(
+            status: .notFound, code: "not-found",
+            message: "no message \(TextHygiene.line(id)) in conversation \(TextHygiene.line(conversation)) of yours")
+    }
+
+    /// An action on a message the server cannot decode: a type it has no plugin for (`unknown-type`: the server
+    /// runs actions only of the types it has plugins for), or a stored copy its type's plugin refuses or that
+    /// no loaded plugin decoded (`unknown-message`).
+    static func cannotAct(on message: Message, _ reason: UnknownMessage.Reason) -> APIError {
+        let type = TextHygiene.line(message.envelope.objectName)
+        switch reason {
+        case .notRegistered, .notDispatched:
+            return APIError(
+                status: .unprocessableContent, code: "unknown-type",
+                message: "the server has no plugin for \(type), and it runs actions only of the types it has plugins for: "
+                    + TextHygiene.line(reason.description))
+        case .decodeFailed, .pluginUnavailable:
+            return APIError(
+                status: .unprocessableContent, code: "unknown-message",
+                message: "the server's copy of \(TextHygiene.line(message.envelope.id)) is unknown to it, so it has no actions: "
+                    + TextHygiene.line(reason.description))
+        }
+    }
+
+    /// The answer to an action the registry refused or that failed, with its reason.
+    init(action error: MissiveError) {
+        let reason = TextHygiene.line(error.message)
+        let action = error.action.map { TextHygiene.line($0) } ?? "the action"
+        switch error.code {
+        case .noSuchAction:
+            self.init(status: .notFound, code: "unknown-action", message: "no action \(action): \(reason)")
+        case .invalidArgument:
+            self.init(status: .badRequest, code: "invalid-arguments", message: reason)
+        case .invalidResult:
+            self.init(status: .unprocessableContent, code: "invalid-result", message: reason)
+        default:
+            // The plugin's failure (`plugin-failure`), or its plugin could not be loaded when first used.
+            self.init(status: .unprocessableContent, code: "action-failed", message: "\(action) failed: \(reason)")
+        }
+    }
+}
+
+/// `GET /api/v1/actions`: the composer actions, in menu order.
+struct ActionListJSON: Encodable {
+    var actions: [ServerActionJSON]
+}
+
+/// `GET /api/v1/conversations/{id}/messages/{message}/actions`: the message's type and its actions.
+struct MessageActionListJSON: Encodable {
+    var id: String
+    var objectName: String
+    var known: Bool
+    var actions: [ServerActionJSON]
+}
+
+/// An action as a client shows it: a button or a menu item, and the arguments it takes.
+struct ServerActionJSON: Encodable {
+    /// `message` or `composer`.
+    var kind: String
+    var id: String
+    var objectName: String
+    var title: String
+    var icon: String
+    var priority: Int32
+    /// `content` or `url`.
+    var yields: String
+    var signature: String
+    var parameters: [Parameter]
+
+    /// A value parameter, that a caller gives an argument for.
+    struct Parameter: Encodable {
+        var name: String
+        var type: String
+    }
+
+    init(_ action: ActionDeclaration) {
+        kind = action.kind.rawValue
+        id = action.id
+        objectName = action.objectName
+        title = action.title
+        icon = action.icon
+        priority = action.priority
+        yields = action.yields.rawValue
+        signature = action.signature.description
+        parameters = action.parameters.map { Parameter(name: $0.name, type: $0.type.rawValue) }
+    }
+}
+
+/// The answer to a message action that edited the message: its new version, as stored.
+struct ActionEditJSON: Encodable {
+    let result = "edited"
+    var message: StoredMessageJSON
+}
+
+/// The answer to a message action that gave a URL to open.
+struct ActionURLJSON: Encodable {
+    let result = "url"
+    var url: String
+}
