@@ -24,6 +24,8 @@ public struct MissiveServer: Sendable {
     public let store: any MessageStore
     /// The members and their tokens.
     public let accounts: ServerAccounts
+    /// The uploaded files and the conversations each was uploaded to.
+    let media: MediaLibrary
     private let logger: Logger
     /// Conversations are made one at a time, so that two members cannot both make the same one.
     private let creation = SerialGate()
@@ -34,7 +36,8 @@ public struct MissiveServer: Sendable {
 
     /// Opens the store (a shared one; a personal store is refused) and the accounts that `configuration` names.
     ///
-    /// - Throws: `StoreError` or ``AccountError``, each naming the file or database and the reason.
+    /// - Throws: `StoreError`, or ``AccountError`` (for the accounts file or the media index), each naming the file
+    ///   or database and the reason.
     public static func open(configuration: ServerConfiguration, registry: MessageRegistry, logger: Logger) async throws -> MissiveServer {
         // The folder holds every member's messages: only its owner may enter it, whatever mode SQLite gives the files.
         let folder = configuration.dataDirectory
@@ -48,14 +51,18 @@ public struct MissiveServer: Sendable {
         }
         let store = try await MessageStores.open(configuration.storeLocation, kind: .shared)
         let accounts = try ServerAccounts(path: configuration.accountsPath)
-        return MissiveServer(configuration: configuration, registry: registry, store: store, accounts: accounts, logger: logger)
+        let media = try MediaLibrary(directory: configuration.mediaDirectory, indexPath: configuration.mediaIndexPath)
+        return MissiveServer(configuration: configuration, registry: registry, store: store, accounts: accounts, media: media, logger: logger)
     }
 
-    private init(configuration: ServerConfiguration, registry: MessageRegistry, store: any MessageStore, accounts: ServerAccounts, logger: Logger) {
+    private init(
+        configuration: ServerConfiguration, registry: MessageRegistry, store: any MessageStore, accounts: ServerAccounts, media: MediaLibrary, logger: Logger
+    ) {
         self.configuration = configuration
         self.registry = registry
         self.store = store
         self.accounts = accounts
+        self.media = media
         self.logger = logger
         events = EventHub(store: store, queueLength: configuration.limits.eventQueueLength, logger: logger)
         rateLimit = RateLimit.Buckets(burst: configuration.limits.burst, perSecond: configuration.limits.requestsPerSecond)
@@ -125,6 +132,8 @@ public struct MissiveServer: Sendable {
         addReading(to: api)
         addEventStream(to: api)
         addActionRoutes(to: api)
+        api.post("conversations/:conversation/media") { request, context in try await uploadMedia(request, context: context) }
+        api.get("conversations/:conversation/media/:sha256") { request, context in try await downloadMedia(request, context: context) }
         return router
     }
 

@@ -37,6 +37,18 @@ public struct ServerConfiguration: Sendable {
         dataDirectory + "/accounts.sqlite"
     }
 
+    /// The folder of the files members upload: `media` in ``dataDirectory``, each file under its SHA-256
+    /// (`media/ab/cd/abcd...`), and uploads in progress in `media/tmp`.
+    public var mediaDirectory: String {
+        dataDirectory + "/media"
+    }
+
+    /// The index of uploads (which conversation each file was uploaded to, its type, size, uploader and name):
+    /// `media.sqlite` in ``dataDirectory``.
+    public var mediaIndexPath: String {
+        dataDirectory + "/media.sqlite"
+    }
+
     /// The per-user data folder of the server, `$XDG_DATA_HOME/missive/server` (by default
     /// `~/.local/share/missive/server`), as the plugin folders are found; `nil` when the environment names neither
     /// an absolute `XDG_DATA_HOME` nor a `HOME`.
@@ -49,10 +61,13 @@ public struct ServerConfiguration: Sendable {
 
 /// What the server accepts from one member.
 public struct ServerLimits: Sendable, Hashable {
-    /// The largest request body, in bytes.
+    /// The largest request body, in bytes (an upload has its own limit, ``maxUploadBytes``).
     public var maxRequestBytes: Int
     /// The largest content of a message, in bytes: 128 KiB by default, as RongCloud's server takes.
     public var maxContentBytes: Int
+    /// The largest file a member may upload for a media message, in bytes: 25 MiB by default. A larger upload is
+    /// answered `413` and nothing of it is kept.
+    public var maxUploadBytes: Int
     /// Requests a member may make in a burst, and the rate (per second) at which that allowance refills. A
     /// member over it gets `429 Too Many Requests` with a `Retry-After`, and other members are not slowed.
     public var burst: Int
@@ -63,11 +78,14 @@ public struct ServerLimits: Sendable, Hashable {
     /// buffers for a reader without bound.
     public var eventQueueLength = 1_024
 
-    /// Limits; see each property. The defaults: 256 KiB a request, 128 KiB of content, bursts of 60 requests
-    /// refilled at 20 a second.
-    public init(maxRequestBytes: Int = 256 << 10, maxContentBytes: Int = 128 << 10, burst: Int = 60, requestsPerSecond: Double = 20) {
+    /// Limits; see each property. The defaults: 256 KiB a request, 128 KiB of content, 25 MiB an upload, bursts
+    /// of 60 requests refilled at 20 a second.
+    public init(
+        maxRequestBytes: Int = 256 << 10, maxContentBytes: Int = 128 << 10, maxUploadBytes: Int = 25 << 20, burst: Int = 60, requestsPerSecond: Double = 20
+    ) {
         self.maxRequestBytes = maxRequestBytes
         self.maxContentBytes = maxContentBytes
+        self.maxUploadBytes = maxUploadBytes
         self.burst = burst
         self.requestsPerSecond = requestsPerSecond
     }

@@ -70,6 +70,37 @@ struct RunningServer {
     }
 }
 
+extension RunningServer {
+    /// One request whose body is `bytes` as they are (an upload), with `contentType` as its `Content-Type`, through
+    /// a session that caches nothing, so that each answer (a `304` too) is the server's own. With `chunked`, the
+    /// body is sent without a `Content-Length`, in chunks, as a client streaming a file sends it.
+    func request(
+        _ method: String, _ path: String, token: String?, bytes: [UInt8]?, contentType: String? = nil, headers: [String: String] = [:], chunked: Bool = false
+    ) async throws -> HTTPAnswer {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let bytes {
+            if chunked { request.httpBodyStream = InputStream(data: Data(bytes)) } else { request.httpBody = Data(bytes) }
+        }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await session.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        return HTTPAnswer(status: http.statusCode, body: Array(data), headers: fields)
+    }
+}
+
 /// An answer of the server.
 struct HTTPAnswer {
     var status: Int

@@ -1,0 +1,172 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import MissiveCore
+import NIOCore
+
+extension MissiveServer {
+    /// `POST /api/v1/conversations/{id}/media[?name=NAME]`: a member uploads a file for a media message.
+    ///
+    /// The body is the file's bytes, `Content-Type` its type. The bytes are written to a temporary file as they
+    /// come, hashed, checked against the type (``MediaSniffing``), and kept under their SHA-256. The answer is
+    /// what a media reference (`MS:Image`, `MS:File`, `MS:Voice`, `MS:Video`) takes: `remoteURL`, `mimeType`,
+    /// `sizeBytes`, and the `name` and `sha256`.
+    func uploadMedia(_ request: Request, context: ServerContext) async throws -> Response {
+        let member = try context.requireMember()
+        let conversation = try Self.decoded(try context.parameters.require("conversation"))
+        _ = try await requireMembership(member, conversation)
+        let limit = configuration.limits.maxUploadBytes
+        if let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > Int64(limit) {
+            throw APIError(status: .contentTooLarge, code: "too-large", message: "the upload is \(length) bytes; the server takes \(limit) at most")
+        }
+        var declared: String?
+        if let header = request.headers[.contentType] {
+            guard let essence = MediaSniffing.essence(header) else {
+                throw APIError.badRequest("malformed-request", "the Content-Type \(TextHygiene.line(header)) is not a MIME type (type/subtype)")
+            }
+            declared = essence
+        }
+        let name = try Self.uploadName(request)
+
+        let received: MediaLibrary.Received
+        do {
+            received = try await media.receive(request.body, limit: limit)
+        } catch let error as MediaStorageError {
+            throw Self.mediaUnavailable(error, context)
+        }
+        let mimeType: String
+        switch MediaSniffing.storedType(declared: declared, head: received.head, isWhole: received.size <= Int64(received.head.count)) {
+        case .success(let type):
+            mimeType = type
+        case .failure(let refusal):
+            unlink(received.temporaryPath)
+            throw APIError(status: .unsupportedMediaType, code: "type-mismatch", message: refusal.message)
+        }
+        let entry: MediaLibrary.Entry
+        do {
+            entry = try await media.store(received, mimeType: mimeType, conversation: conversation, uploader: member, name: name)
+        } catch let error as MediaStorageError {
+            throw Self.mediaUnavailable(error, context)
+        }
+        return JSONResponse.make(
+            status: .created,
+            UploadedJSON(remoteURL: Self.mediaPath(conversation, entry.sha256), mimeType: entry.mimeType, sizeBytes: entry.size, name: name, sha256: entry.sha256))
+    }
+
+    /// `GET /api/v1/conversations/{id}/media/{sha256}`: a member downloads a file uploaded to that conversation.
+    ///
+    /// The file is streamed from disk with the type it was stored as, and headers that keep a browser from running
+    /// it (`Content-Security-Policy: sandbox`, `nosniff`, an attachment unless it is an image, a sound or a video it
+    /// may show). `If-None-Match` with the hash answers `304`; one `Range` of bytes answers `206`.
+    func downloadMedia(_ request: Request, context: ServerContext) async throws -> Response {
+        let member = try context.requireMember()
+        let conversation = try Self.decoded(try context.parameters.require("conversation"))
+        _ = try await requireMembership(member, conversation)
+        let hash = try context.parameters.require("sha256")
+        // A file uploaded to another conversation answers exactly as one that does not exist.
+        let found: MediaLibrary.Entry?
+        do {
+            found = MediaLibrary.isHash(hash) ? try await media.entry(conversation: conversation, sha256: hash) : nil
+        } catch {
+            throw Self.mediaUnavailable(error, context)
+        }
+        guard let entry = found else {
+            throw APIError(status: .notFound, code: "not-found", message: "no file \(TextHygiene.line(hash)) in conversation \(TextHygiene.line(conversation))")
+        }
+        var headers: HTTPFields = [
+            .contentType: entry.mimeType,
+            .eTag: "\"\(hash)\"",
+            .cacheControl: "private, max-age=31536000, immutable",
+            .contentSecurityPolicy: "sandbox",
+            .contentDisposition: Self.disposition(entry),
+            .acceptRanges: "bytes",
+        ]
+        if let match = request.headers[.ifNoneMatch], Self.matches(match, hash) {
+            headers[.contentLength] = String(entry.size)
+            return Response(status: .notModified, headers: headers)
+        }
+        let path = media.path(of: hash)
+        let files = FileIO()
+        if let header = request.headers[.range], let range = Self.byteRange(header, size: entry.size) {
+            guard let range else {
+                throw APIError(status: .rangeNotSatisfiable, code: "range-not-satisfiable", message: "the file has \(entry.size) bytes", headers: [.contentRange: "bytes */\(entry.size)"])
+            }
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(entry.size)"
+            return Response(status: .partialContent, headers: headers, body: try await files.loadFile(path: path, range: range, context: context))
+        }
+        return Response(status: .ok, headers: headers, body: try await files.loadFile(path: path, context: context))
+    }
+
+    // MARK: Helpers
+
+    /// The download path of a file in a conversation: what `remoteURL` holds.
+    static func mediaPath(_ conversation: String, _ sha256: String) -> String {
+        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        return "/api/v1/conversations/\(conversation.addingPercentEncoding(withAllowedCharacters: unreserved) ?? conversation)/media/\(sha256)"
+    }
+
+    /// `?name=`: 1 to 255 bytes of UTF-8 without control characters; `nil` when absent.
+    private static func uploadName(_ request: Request) throws -> String? {
+        guard let name = request.uri.queryParameters.get("name") else { return nil }
+        guard (1...255).contains(name.utf8.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw APIError.badRequest("malformed-request", "name is 1 to 255 bytes of text without control characters")
+        }
+        return name
+    }
+
+    /// `inline` for what a browser may show, `attachment` for anything else, with the uploaded name (RFC 6266).
+    private static func disposition(_ entry: MediaLibrary.Entry) -> String {
+        let kind = MediaSniffing.isSafeInline(entry.mimeType) ? "inline" : "attachment"
+        guard let name = entry.name else { return kind }
+        let plain = String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
+            scalar.isASCII && scalar.value >= 0x20 && scalar.value != 0x7F && scalar != "\"" && scalar != "\\" ? scalar : "_"
+        }))
+        let attributeCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$&+-.^_`|~")
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: attributeCharacters) ?? plain
+        return "\(kind); filename=\"\(plain)\"; filename*=UTF-8''\(encoded)"
+    }
+
+    /// Whether an `If-None-Match` value names the file's entity tag (strong or weak), or is `*`.
+    private static func matches(_ header: String, _ hash: String) -> Bool {
+        header.split(separator: ",").contains { tag in
+            var tag = tag.trimmingCharacters(in: .whitespaces)
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            return tag == "*" || tag == "\"\(hash)\""
+        }
+    }
+
+    /// One range of `Range: bytes=...`, clamped to the file: `nil` for a header the server does not take (several
+    /// ranges, another unit, a malformed one: the whole file is served), `.some(nil)` for a range past the end.
+    private static func byteRange(_ header: String, size: Int64) -> ClosedRange<Int>?? {
+        guard header.hasPrefix("bytes="), size > 0 else { return nil }
+        let spec = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
+        let first = spec[..<dash], last = spec[spec.index(after: dash)...]
+        let end = Int(size) - 1
+        if first.isEmpty {
+            guard let suffix = Int(last), suffix > 0 else { return nil }
+            return .some(max(0, end - suffix + 1)...end)
+        }
+        guard let start = Int(first), start >= 0 else { return nil }
+        guard start <= end else { return .some(nil) }
+        if last.isEmpty { return .some(start...end) }
+        guard let stop = Int(last), stop >= start else { return nil }
+        return .some(start...min(stop, end))
+    }
+
+    /// A media file that cannot be written: logged, and answered `503`.
+    private static func mediaUnavailable(_ error: MediaStorageError, _ context: ServerContext) -> APIError {
+        context.logger.error("media: \(error)")
+        return APIError(status: .serviceUnavailable, code: "media-unavailable", message: "the server cannot keep the file now")
+    }
+}
+
+/// The answer to an upload: the members of a media reference (`MS:Image`'s, `MS:File`'s...), and the hash.
+struct UploadedJSON: Encodable {
+    var remoteURL: String
+    var mimeType: String
+    var sizeBytes: Int64
+    var name: String?
+    var sha256: String
+}
