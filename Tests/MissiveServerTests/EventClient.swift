@@ -24,9 +24,8 @@ final class EventClient: Sendable {
     /// The feed position of the last event read.
     var position: Int64 { lastPosition.withLock { $0 } }
 
-    /// Connects as the member whose token this is; `after` resumes after a feed position. `reads: false` makes a
-    /// client that never reads what the server sends.
-    init(port: Int, token: String?, after: Int64? = nil, query: String? = nil, reads: Bool = true) {
+    /// Connects as the member whose token this is; `after` resumes after a feed position.
+    init(port: Int, token: String?, after: Int64? = nil, query: String? = nil) {
         let (writers, writerSink) = AsyncStream.makeStream(of: WebSocketOutboundWriter.self)
         self.writers = writers
         var url = "ws://127.0.0.1:\(port)/api/v1/events"
@@ -44,10 +43,6 @@ final class EventClient: Sendable {
                 logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
             ) { inbound, outbound, _ in
                 writerSink.yield(outbound)
-                guard reads else {
-                    try await Task.sleep(for: .seconds(3600))
-                    return
-                }
                 for try await message in inbound.messages(maxSize: 1 << 22) {
                     if case .text(let text) = message { inbox.state.withLock { $0.frames.append(text) } }
                 }
@@ -101,13 +96,6 @@ final class EventClient: Sendable {
         inbox.state.withLock { $0.ended }
     }
 
-    /// Waits until the connection ends, for `timeout` at most; whether it did.
-    func waitForEnd(timeout: Duration) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !hasEnded && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        return hasEnded
-    }
-
     /// Sends one text frame.
     func send(_ text: String) async throws {
         var current = writer.withLock { $0 }
@@ -128,5 +116,58 @@ final class EventClient: Sendable {
     func close() async {
         if let current = writer.withLock({ $0 }) { try? await current.close(.normalClosure, reason: nil) }
         task.cancel()
+    }
+}
+
+/// A WebSocket client that opens the event stream and then never reads: a plain socket with a small receive
+/// buffer, so that what the server writes backs up into the server, as it does for a phone that went into a
+/// tunnel. It tells whether the server closed the connection.
+final class StalledEventClient: Sendable {
+    private let descriptor: Int32
+
+    /// Opens the stream as the member whose token this is, and reads the upgrade's answer only.
+    init(port: Int, token: String) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+        var small: Int32 = 4096
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw HarnessError("connect: \(String(cString: strerror(errno)))") }
+        let request = "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n\r\n"
+        let bytes = Array(request.utf8)
+        guard bytes.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw HarnessError("send failed") }
+        // The answer's head, a byte at a time, so that nothing after it is read.
+        var head: [UInt8] = []
+        var byte: UInt8 = 0
+        while !head.suffix(4).elementsEqual(Array("\r\n\r\n".utf8)), head.count < 4096, read(descriptor, &byte, 1) == 1 { head.append(byte) }
+        guard String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101") else {
+            throw HarnessError("the upgrade was refused: \(String(decoding: head, as: UTF8.self))")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Reads everything the server had sent, and answers whether the server has closed the connection (the end of
+    /// the stream, or a reset) within `timeout`.
+    func drainUntilClosed(timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while ContinuousClock.now < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 0) > 0 else {
+                try await Task.sleep(for: .milliseconds(20))
+                continue
+            }
+            let count = read(descriptor, &buffer, buffer.count)
+            if count <= 0 { return true }
+        }
+        return false
     }
 }
