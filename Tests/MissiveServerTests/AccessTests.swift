@@ -15,6 +15,16 @@ import Testing
         ("POST", "/api/v1/conversations", #"{"id":"new"}"#),
         ("GET", "/api/v1/conversations/team", nil),
         ("GET", "/api/v1/conversations/team/messages", nil),
+        ("GET", "/api/v1/conversations/team/messages?before=m1", nil),
+        ("POST", "/api/v1/conversations/team/messages", #"{"objectName":"MS:Text","content":{"content":"hi"}}"#),
+        ("POST", "/api/v1/conversations/team/read", #"{"upTo":"m1"}"#),
+        ("GET", "/api/v1/search?q=hi", nil),
+        ("GET", "/api/v1/actions", nil),
+        ("GET", "/api/v1/conversations/team/messages/m1/actions", nil),
+        ("POST", "/api/v1/conversations/team/messages/m1/actions/vote", #"{"arguments":[0,"x"]}"#),
+        ("POST", "/api/v1/conversations/team/compose/demo.poll.create", #"{"arguments":["q?","a|b"]}"#),
+        ("POST", "/api/v1/conversations/team/media", "bytes"),
+        ("GET", "/api/v1/conversations/team/media/" + String(repeating: "0", count: 64), nil),
     ]
 
     @Test(arguments: StoreBackend.allCases)
@@ -60,6 +70,17 @@ import Testing
             let answer = try await running.request("GET", path, token: zoe)
             #expect(answer.status == 404 && answer.errorCode == "not-found", "\(path): \(answer.status) \(answer.text)")
         }
+        // So does every other endpoint about it, reading or writing.
+        let first = try #require(try await running.server.store.messages(inConversation: "team", limit: 1).first).id
+        for endpoint in Self.endpoints where endpoint.path.contains("/team") {
+            let path = endpoint.path.replacingOccurrences(of: "m1", with: first)
+            let answer = try await running.request(endpoint.method, path, token: zoe, body: endpoint.body)
+            #expect(answer.status == 404 && answer.errorCode == "not-found", "\(endpoint.method) \(path): \(answer.status) \(answer.text)")
+        }
+        let searched = try await running.request("GET", "/api/v1/search?q=hi&conversation=team", token: zoe)
+        #expect(searched.status == 404, "\(searched.text)")
+        let everywhere = try await running.request("GET", "/api/v1/search?q=a", token: zoe)
+        #expect(try everywhere.status == 200 && (everywhere.json["hits"] as? [Any])?.isEmpty == true, "\(everywhere.text)")
         let zoes = try await running.request("GET", "/api/v1/conversations", token: zoe)
         #expect(zoes.status == 200 && zoes.text == #"{"conversations":[]}"#, "\(zoes.text)")
         // Taking the id of a conversation one is not in says only that it is taken.
