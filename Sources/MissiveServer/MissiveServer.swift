@@ -209,12 +209,7 @@ public struct MissiveServer: Sendable {
     /// Whether `id` can name a conversation made on the server.
     static func isValidConversationID(_ id: String) -> Bool {
         let bytes = Array(id.utf8)
-        func alphanumeric(_ byte: UInt8) -> Bool {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-        }
-        guard (1...128).contains(bytes.count), let first = bytes.first, alphanumeric(first) else { return false }
-        return bytes.allSatisfy { alphanumeric($0) || Array(".-_:@".utf8).contains($0) }
+        return ServerAccounts.isName(bytes, length: 1...128, punctuation: ".-_:@")
     }
 }
 

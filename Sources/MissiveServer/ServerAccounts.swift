@@ -135,8 +135,7 @@ public struct ServerAccounts: Sendable {
     /// beginning with a letter or a digit (so that it is never taken for a command-line option).
     public static func isValidMember(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
-        guard (1...64).contains(bytes.count), let first = bytes.first, isAlphanumeric(first) else { return false }
-        return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "@") }
+        return isName(bytes, length: 1...64, punctuation: "._-@")
     }
 
     // MARK: Private
@@ -177,9 +176,16 @@ public struct ServerAccounts: Sendable {
         Int64(Date().timeIntervalSince1970 * 1000)
     }
 
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    /// Whether `bytes` are an ASCII letter or digit followed by letters, digits and `punctuation`, within `length`:
+    /// the grammar of member names and of conversation ids made on the server.
+    static func isName(_ bytes: [UInt8], length: ClosedRange<Int>, punctuation: String) -> Bool {
+        func isAlphanumeric(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        let allowed = Array(punctuation.utf8)
+        guard length.contains(bytes.count), let first = bytes.first, isAlphanumeric(first) else { return false }
+        return bytes.allSatisfy { isAlphanumeric($0) || allowed.contains($0) }
     }
 
     private static func invalidName(_ name: String) -> AccountError {

@@ -273,6 +273,40 @@ import Testing
         await team.running.stop()
     }
 
+    /// Clients that vanish (a socket closed without a goodbye, one closed in the middle of the handshake) cost the
+    /// server nothing: the others are served, and the one that vanished comes back.
+    @Test func clientsThatVanishAbruptlyLeaveTheOthersServed() async throws {
+        let team = try await Team.start(.sqlite)
+        let alice = try await team.connect(team.alice)
+        for _ in 0..<20 {
+            _ = try StalledEventClient(port: team.running.port, token: team.bob)  // closed at once, without a close frame
+        }
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(team.running.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        let half = Array("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websock".utf8)
+        _ = half.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        close(descriptor)
+        for index in 1...5 { try await team.send(team.alice, "v\(index)") }
+        for index in 1...5 {
+            #expect((try await alice.expectNext("message")["message"] as? [String: Any])?["id"] as? String == "v\(index)")
+        }
+        let bob = try await team.connect(team.bob, after: 0)
+        var ids: [String] = []
+        while ids.count < 5, let event = try await bob.next() {
+            if let id = (event["message"] as? [String: Any])?["id"] as? String { ids.append(id) }
+        }
+        #expect(ids == (1...5).map { "v\($0)" })
+        await bob.close()
+        await alice.close()
+        await team.running.stop()
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func historyPagesByCursorAndSearchKeepsToTheMembersConversations(backend: StoreBackend) async throws {
         let team = try await Team.start(backend)
