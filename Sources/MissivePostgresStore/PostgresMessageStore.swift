@@ -276,6 +276,14 @@ public final class PostgresMessageStore: MessageStore {
         }
     }
 
+    public func conversationIDs(member memberID: String) async throws(StoreError) -> [String] {
+        try await read { transaction in
+            try await transaction.query(
+                "SELECT conversation_id FROM member WHERE member_id = \(memberID) AND active ORDER BY conversation_id"
+            ).map { try $0.decode(String.self) }
+        }
+    }
+
     public func quotedOriginal(of message: StoredMessage) async throws(StoreError) -> QuotedOriginal? {
         guard let parentID = message.parentID else { return nil }
         return try await self.message(id: parentID).map(QuotedOriginal.found) ?? .notFound(parentID: parentID)

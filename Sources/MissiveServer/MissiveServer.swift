@@ -113,8 +113,7 @@ public struct MissiveServer: Sendable {
         }
         api.get("conversations") { _, context in
             let member = try context.requireMember()
-            let summaries = try await store.conversations(member: member)
-            return JSONResponse.make(ConversationListJSON(conversations: summaries.map(ConversationSummaryJSON.init)))
+            return JSONResponse.make(ConversationListJSON(conversations: try await conversationList(member: member)))
         }
         api.post("conversations") { request, context in
             try await createConversation(request, member: try context.requireMember())
@@ -135,6 +134,14 @@ public struct MissiveServer: Sendable {
         api.post("conversations/:conversation/media") { request, context in try await uploadMedia(request, context: context) }
         api.get("conversations/:conversation/media/:sha256") { request, context in try await downloadMedia(request, context: context) }
         return router
+    }
+
+    /// The member's conversations: those with messages, newest activity first, then those without, by id.
+    func conversationList(member: String) async throws -> [ConversationSummaryJSON] {
+        let summaries = try await store.conversations(member: member)
+        let listed = Set(summaries.map(\.id))
+        let empty = try await store.conversationIDs(member: member).filter { !listed.contains($0) }
+        return summaries.map(ConversationSummaryJSON.init) + empty.map { ConversationSummaryJSON(id: $0, unreadCount: 0, messageCount: 0, lastMessage: nil) }
     }
 
     /// A conversation id from the path, its percent escapes decoded (`a%3Ab` is `a:b`).

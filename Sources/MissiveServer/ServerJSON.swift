@@ -21,6 +21,13 @@ struct ConversationSummaryJSON: Encodable {
     var messageCount: Int
     var lastMessage: StoredMessageJSON?
 
+    init(id: String, unreadCount: Int, messageCount: Int, lastMessage: StoredMessageJSON?) {
+        self.id = id
+        self.unreadCount = unreadCount
+        self.messageCount = messageCount
+        self.lastMessage = lastMessage
+    }
+
     init(_ summary: ConversationSummary) {
         id = summary.id
         unreadCount = summary.unreadCount

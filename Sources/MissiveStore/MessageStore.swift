@@ -84,6 +84,9 @@ public protocol MessageStore: Sendable {
     /// The members of a conversation, sorted.
     func members(ofConversation conversationID: String) async throws(StoreError) -> [String]
 
+    /// The conversations `memberID` belongs to now, those without messages included, sorted by id.
+    func conversationIDs(member memberID: String) async throws(StoreError) -> [String]
+
     // MARK: Reading
 
     /// The stored message with this id, if any.
@@ -159,6 +162,11 @@ public protocol MessageStore: Sendable {
 }
 
 extension MessageStore {
+    /// The conversations of `memberID` that have messages, for a store that does not list memberships itself.
+    public func conversationIDs(member memberID: String) async throws(StoreError) -> [String] {
+        try await conversations(member: memberID).map(\.id).sorted()
+    }
+
     /// A page next to `cursor`, for a store that does not page itself: it reads the whole conversation.
     public func messages(inConversation conversationID: String, from cursor: HistoryCursor, limit: Int) async throws(StoreError) -> [StoredMessage] {
         let all = try await messages(inConversation: conversationID, limit: nil)

@@ -227,6 +227,14 @@ public final class SQLiteMessageStore: MessageStore {
         }
     }
 
+    public func conversationIDs(member memberID: String) async throws(StoreError) -> [String] {
+        try await read { db in
+            try String.fetchAll(
+                db, sql: "SELECT conversation_id FROM member INDEXED BY member_by_member WHERE member_id = ? AND active = 1 ORDER BY conversation_id",
+                arguments: [memberID])
+        }
+    }
+
     public func quotedOriginal(of message: StoredMessage) async throws(StoreError) -> QuotedOriginal? {
         guard let parentID = message.parentID else { return nil }
         return try await self.message(id: parentID).map(QuotedOriginal.found) ?? .notFound(parentID: parentID)

@@ -59,6 +59,9 @@ import Testing
         let made = try await running.request("POST", "/api/v1/conversations", token: alice, body: #"{"id":"team","members":["bob"]}"#)
         #expect(made.status == 201, "\(made.text)")
         #expect(try made.json["members"] as? [String] == ["alice", "bob"])
+        // Listed at once, before it holds a message, for each member.
+        let empty = try await running.request("GET", "/api/v1/conversations", token: alice)
+        #expect(empty.text == #"{"conversations":[{"id":"team","unreadCount":0,"messageCount":0,"lastMessage":null}]}"#, "\(empty.text)")
         // The sample's first lines, from alice, bob and carol: in a shared store, writing in a conversation does
         // not make a sender a member.
         _ = try await running.server.store.ingest(try Fixtures.conversationLines().prefix(5).map {

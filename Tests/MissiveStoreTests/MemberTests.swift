@@ -41,6 +41,40 @@ import Testing
         #expect(try await store.checkConsistency().problems == [])
     }
 
+    /// A member's conversations, those without a message yet included; those it left are gone.
+    @Test(arguments: StoreBackend.allCases)
+    func aMembersConversationsIncludeTheEmptyOnesAndNotThoseItLeft(backend: StoreBackend) async throws {
+        let store = try await backend.newSharedStore()
+        for conversation in ["team", "new", "old"] { try await store.join(member: "bob", conversation: conversation) }
+        try await store.join(member: "alice", conversation: "team")
+        _ = try await ingest([text("m1", from: "alice", at: 10)], into: store)
+        try await store.leave(member: "bob", conversation: "old")
+        #expect(try await store.conversationIDs(member: "bob") == ["new", "team"])
+        #expect(try await store.conversations(member: "bob").map(\.id) == ["team"], "the summaries keep to conversations with messages")
+        #expect(try await store.conversationIDs(member: "alice") == ["team"])
+        #expect(try await store.conversationIDs(member: "nobody") == [])
+    }
+
+    /// History by pages: before or after a message of the conversation, in the order sent, the same on both
+    /// backends; a cursor from another conversation gives nothing.
+    @Test(arguments: StoreBackend.allCases)
+    func pagesOfHistoryFollowTheOrderSent(backend: StoreBackend) async throws {
+        let store = try await backend.newSharedStore()
+        // Two at the same time: the id breaks the tie.
+        let envelopes = [text("a", from: "x", at: 10), text("c", from: "x", at: 20), text("b", from: "x", at: 20), text("d", from: "x", at: 30), text("e", from: "x", at: 40)]
+        _ = try await ingest(envelopes + [text("z", from: "x", at: 25, in: "other")], into: store)
+        func ids(_ cursor: HistoryCursor, _ limit: Int) async throws -> [String] {
+            try await store.messages(inConversation: "team", from: cursor, limit: limit).map(\.id)
+        }
+        #expect(try await ids(.before("d"), 2) == ["b", "c"])
+        #expect(try await ids(.before("b"), 10) == ["a"])
+        #expect(try await ids(.before("a"), 10) == [])
+        #expect(try await ids(.after("b"), 2) == ["c", "d"])
+        #expect(try await ids(.after("e"), 2) == [])
+        #expect(try await ids(.after("z"), 10) == [], "z is another conversation's")
+        #expect(try await ids(.before("nothing"), 10) == [])
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func aMemberWhoJoinsInheritsNoUnreadAndOneWhoLeavesStopsCounting(backend: StoreBackend) async throws {
         let store = try await backend.newSharedStore()
