@@ -6,6 +6,7 @@ import Missive
 import MissiveCore
 import MissiveStore
 import NIOCore
+import NIOWebSocket
 
 /// `GET /api/v1/events` (a WebSocket): what happens in the member's conversations, live, and a way to send.
 ///
@@ -46,6 +47,18 @@ extension MissiveServer {
                 try await write(queue, to: outbound, member: member, after: after, livePosition: position)
                 // The queue ended before the connection: it was cut off for not reading.
                 if !Task.isCancelled { channel.close(promise: nil) }
+            }
+            group.addTask {
+                // A member whose tokens were revoked while it was connected is disconnected.
+                while !Task.isCancelled {
+                    try await Task.sleep(for: tokenCheckInterval)
+                    if try await !accounts.hasValidToken(member: member) {
+                        context.logger.notice("events: closing \(member)'s connection: its tokens were revoked")
+                        try? await outbound.close(.policyViolation, reason: "the token was revoked")
+                        channel.close(promise: nil)
+                        return
+                    }
+                }
             }
             do {
                 for try await frame in inbound.messages(maxSize: configuration.limits.maxRequestBytes) {
@@ -102,6 +115,9 @@ extension MissiveServer {
             try await send(event.bytes, outbound)
         }
     }
+
+    /// How often a connection checks that its member still has a valid token.
+    private var tokenCheckInterval: Duration { configuration.limits.tokenCheckInterval }
 
     private func send(_ bytes: [UInt8], _ outbound: WebSocketOutboundWriter) async throws {
         try await outbound.write(.text(String(decoding: bytes, as: UTF8.self)))

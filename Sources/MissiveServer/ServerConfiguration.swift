@@ -77,6 +77,9 @@ public struct ServerLimits: Sendable, Hashable {
     /// falls further behind is closed (it resumes from its last position when it connects again); the server never
     /// buffers for a reader without bound.
     public var eventQueueLength = 1_024
+    /// How often an event-stream connection checks that its member still has a token that is not revoked (30 s by
+    /// default): a member whose tokens are revoked is disconnected within that time.
+    public var tokenCheckInterval: Duration = .seconds(30)
 
     /// Limits; see each property. The defaults: 256 KiB a request, 128 KiB of content, 25 MiB an upload, bursts
     /// of 60 requests refilled at 20 a second.

@@ -96,6 +96,13 @@ final class EventClient: Sendable {
         inbox.state.withLock { $0.ended }
     }
 
+    /// Waits until the connection ends, for `timeout` at most; whether it did.
+    func waitForEnd(timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !hasEnded && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return hasEnded
+    }
+
     /// Sends one text frame.
     func send(_ text: String) async throws {
         var current = writer.withLock { $0 }

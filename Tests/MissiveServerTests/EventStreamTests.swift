@@ -307,6 +307,27 @@ import Testing
         await team.running.stop()
     }
 
+    /// A member whose tokens are revoked while it is connected is disconnected, and cannot come back.
+    @Test func aMemberWhoseTokensAreRevokedIsDisconnected() async throws {
+        var limits = ServerLimits()
+        limits.tokenCheckInterval = .milliseconds(200)
+        let team = try await Team.start(.sqlite, limits: limits)
+        let bob = try await team.connect(team.bob)
+        let alice = try await team.connect(team.alice)
+        try team.running.server.accounts.revoke(member: "bob")
+        #expect(try await bob.waitForEnd(timeout: .seconds(10)), "bob's connection was closed")
+        // alice goes on.
+        try await team.send(team.alice, "after")
+        #expect((try await alice.expectNext("message")["message"] as? [String: Any])?["id"] as? String == "after")
+        let again = EventClient(port: team.running.port, token: team.bob)
+        guard case .failure = await again.result() else {
+            Issue.record("a revoked token opened the stream")
+            return
+        }
+        await alice.close()
+        await team.running.stop()
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func historyPagesByCursorAndSearchKeepsToTheMembersConversations(backend: StoreBackend) async throws {
         let team = try await Team.start(backend)
