@@ -4,12 +4,12 @@ import MissiveCore
 extension MissiveServer {
     /// Queues a push of a new message `member` sent to each of `recipients` other than the sender, when the server
     /// has a push gateway and the message's flag allows it (never `status`). The caller gives the members that were
-    /// offline when the message was stored or handed over.
-    func schedulePushes(for message: Message, from member: String, in conversation: String, to recipients: [String]) {
+    /// offline when the message was stored or handed over; they are asked for only when there is a gateway.
+    func schedulePushes(for message: Message, from member: String, in conversation: String, to recipients: @autoclosure () -> [String]) {
         guard let pushes, message.persistence != .status else { return }
         let envelope = message.envelope
         let text = Self.pushText(message)
-        for recipient in recipients where recipient != member {
+        for recipient in recipients() where recipient != member {
             pushes.enqueue(
                 Push(
                     member: recipient, conversation: conversation, sender: member, messageID: envelope.id, objectName: envelope.objectName,
