@@ -244,6 +244,8 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                // A push gateway for the push tests (already built for the server).
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictSwift
         ),

@@ -33,6 +33,8 @@ public struct MissiveServer: Sendable {
     let events: EventHub
     /// Each member's allowance of requests, shared by HTTP and the event stream.
     let rateLimit: RateLimit.Buckets
+    /// The pushes to the gateway, when ``ServerConfiguration/pushGateway`` names one.
+    let pushes: PushDispatcher?
 
     /// Opens the store (a shared one; a personal store is refused) and the accounts that `configuration` names.
     ///
@@ -66,6 +68,18 @@ public struct MissiveServer: Sendable {
         self.logger = logger
         events = EventHub(store: store, queueLength: configuration.limits.eventQueueLength, logger: logger)
         rateLimit = RateLimit.Buckets(burst: configuration.limits.burst, perSecond: configuration.limits.requestsPerSecond)
+        pushes = configuration.pushGateway.map { [store] gateway in
+            PushDispatcher(
+                gateway: gateway, policy: configuration.pushPolicy, deadLetterPath: configuration.pushDeadLettersPath, logger: logger,
+                unreadCount: { member, conversation in
+                    do {
+                        return try await store.readState(member: member, conversation: conversation).unreadCount
+                    } catch {
+                        logger.warning("push: cannot read the unread count of \(member) in \(conversation): \(error)")
+                        return nil
+                    }
+                })
+        }
     }
 
     /// Serves until the process receives SIGTERM or SIGINT (then the requests in flight finish, for 30 s at most,
@@ -93,8 +107,10 @@ public struct MissiveServer: Sendable {
             configuration: .init(address: .hostname(host, port: port), serverName: "missive"),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? port) },
             logger: logger)
+        // The group stops its services last to first: the pushes after the requests in flight, which may queue some.
+        let services: [any Service] = (pushes.map { [$0] } ?? []) + [EventFeedService(hub: events), application]
         var group = ServiceGroupConfiguration(
-            services: [EventFeedService(hub: events), application], gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
+            services: services, gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(30)
         defer { Task { [store] in await (store as? PostgresMessageStore)?.close() } }
         try await ServiceGroup(configuration: group).run()

@@ -49,7 +49,8 @@ extension MissiveServer {
     }
 
     /// Stores a message a member sent, or made with a composer action, or hands it to the members online when its
-    /// flag keeps it out of the store. Content that its type refused is refused (`422`), unless the policy keeps it
+    /// flag keeps it out of the store, and queues the pushes of a new message (see ``schedulePushes(for:from:in:to:)``).
+    /// Content that its type refused is refused (`422`), unless the policy keeps it
     /// as unknown. `members` are the conversation's.
     func storeSent(_ message: Message, member: String, conversation: String, members: [String]) async throws -> Accepted {
         let envelope = message.envelope
@@ -63,6 +64,7 @@ extension MissiveServer {
         switch outcome {
         case .stored?:
             guard let stored = try await store.message(id: envelope.id) else { throw APIError.storeLost(envelope.id) }
+            schedulePushes(for: message, from: member, in: conversation, to: members.filter { !events.isOnline($0) })
             return .stored(stored, isNew: true)
         case .duplicate?:
             // A retry of the same send gets the stored message; another message under a taken id is refused.
@@ -77,6 +79,7 @@ extension MissiveServer {
             let offline = events.deliverTransient(bytes, persistence: message.persistence, conversation: conversation, to: members)
             if message.persistence == .none {
                 try await accounts.keepPending(bytes, conversation: conversation, for: offline.filter { $0 != member })
+                schedulePushes(for: message, from: member, in: conversation, to: offline)
             }
             return .notStored(id: envelope.id, persistence: message.persistence)
         case .refused(let reason)?:

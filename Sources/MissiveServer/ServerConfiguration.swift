@@ -17,6 +17,12 @@ public struct ServerConfiguration: Sendable {
     /// Whether content that its type's plugin refuses is kept as unknown (as a host without the plugin would keep
     /// it) instead of refused with the plugin's reason (`422`, the default).
     public var keepsRefusedContent = false
+    /// The push gateway: when set, each new message a member sends is pushed, for every other member of the
+    /// conversation with no live connection to this server, as a JSON `POST` to this URL (`http` or `https`).
+    /// `nil` (the default) pushes nothing. docs/SERVER.md, "Push", describes the request.
+    public var pushGateway: URL?
+    /// How pushes are queued, sent and retried; used only with a ``pushGateway``.
+    public var pushPolicy = PushPolicy()
 
     /// A configuration; see each property.
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String, store: StoreLocation? = nil, limits: ServerLimits = ServerLimits()) {
@@ -47,6 +53,12 @@ public struct ServerConfiguration: Sendable {
     /// `media.sqlite` in ``dataDirectory``.
     public var mediaIndexPath: String {
         dataDirectory + "/media.sqlite"
+    }
+
+    /// The pushes the gateway never took (after the last try, or refused): `push-dead-letters.jsonl` in
+    /// ``dataDirectory``, one JSON object a line, readable by the server's user only.
+    public var pushDeadLettersPath: String {
+        dataDirectory + "/push-dead-letters.jsonl"
     }
 
     /// The per-user data folder of the server, `$XDG_DATA_HOME/missive/server` (by default

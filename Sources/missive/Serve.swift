@@ -72,16 +72,35 @@ extension MissiveCommand.Serve {
             transform: StoreOptions.resolve)
         var db: String?
 
+        @Option(
+            name: .customLong("push-gateway"),
+            help: ArgumentHelp(
+                "Push each new message to the members with no live connection, as a JSON POST to this http or https URL (docs/SERVER.md, Push).",
+                valueName: "url"))
+        var pushGateway: String?
+
         @OptionGroup var plugins: PluginOptions
         @OptionGroup var logging: LoggingOptions
 
         func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+            if let pushGateway { _ = try Self.gatewayURL(pushGateway) }
+        }
+
+        /// The URL `--push-gateway` names: absolute, `http` or `https`, with a host.
+        static func gatewayURL(_ text: String) throws -> URL {
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                let host = url.host, !host.isEmpty
+            else {
+                throw ValidationError("--push-gateway must be an http or https URL with a host, such as https://push.example.com/missive; got \(text)")
+            }
+            return url
         }
 
         func run() async throws {
             let logger = logging.logger()
             var configuration = ServerConfiguration(host: host, port: port, dataDirectory: try data.directory())
+            configuration.pushGateway = try pushGateway.map(Self.gatewayURL)
             if let db {
                 do {
                     configuration.store = try StoreLocation(parsing: db)
