@@ -14,15 +14,6 @@ if ! dpkg -s libsimdjson-dev >/dev/null 2>&1; then
         exit 1
     fi
 fi
-for product in DemoMessages DemoMedia CRating; do
-    swift build -c release --product "$product"
-done
-swift build -c release --package-path Benchmarks --product missive-bench
-# The PostgreSQL sections (--only postgres, --only feed, or everything) need a server whose role may create
-# databases: --postgres URL or $MISSIVE_BENCH_POSTGRES, else the throwaway one of Scripts/postgres.sh (fsync off),
-# started here on port 54360 and left running (stop it: MISSIVE_PG_STATE=/tmp/missive-bench-postgres.env
-# bash Scripts/postgres.sh stop).
-postgres=()
 only=() wants_postgres=1
 for ((i = 1; i <= $#; i++)); do
     case ${!i} in
@@ -30,6 +21,18 @@ for ((i = 1; i <= $#; i++)); do
         --only) j=$((i + 1)); only+=("${!j:-}") ;;
     esac
 done
+# The server load section (--only server) alone needs no sample plugin.
+if [[ " ${only[*]-} " != " server " ]]; then
+    for product in DemoMessages DemoMedia CRating; do
+        swift build -c release --product "$product"
+    done
+fi
+swift build -c release --package-path Benchmarks --product missive-bench
+# The PostgreSQL sections (--only postgres, --only feed, or everything) need a server whose role may create
+# databases: --postgres URL or $MISSIVE_BENCH_POSTGRES, else the throwaway one of Scripts/postgres.sh (fsync off),
+# started here on port 54360 and left running (stop it: MISSIVE_PG_STATE=/tmp/missive-bench-postgres.env
+# bash Scripts/postgres.sh stop).
+postgres=()
 if ((${#only[@]})) && [[ " ${only[*]} " != *" postgres "* && " ${only[*]} " != *" feed "* ]]; then wants_postgres=0; fi
 if ((wants_postgres)) && [[ -z ${MISSIVE_BENCH_POSTGRES:-} ]]; then
     line=$(MISSIVE_PG_STATE=/tmp/missive-bench-postgres.env bash Scripts/postgres.sh --port 54360 | tail -n 1)

@@ -1,9 +1,11 @@
 import Foundation
 import Missive
+import ServerLoad
 import Synchronization
 
 /// `missive-bench [--plugins DIR] [--messages N] [--store-messages N] [--runs N] [--work DIR] [--postgres URL] [--pg-messages N]
-///  [--only startup|decode|views|actions|store|postgres|feed|memory]`
+///  [--only startup|decode|views|actions|store|postgres|feed|memory|server] [--server-seconds S] [--server-rate N]
+///  [--server-store sqlite|URL] [--server-drain S] [--server-client-threads N] [--server-only missive|floor]`
 ///
 /// Measures Missive side by side with its floors and a peer in one run, and prints Markdown tables of
 /// medians, min–max and ratios. `Benchmarks/run.sh` builds the sample plugins in release mode and runs this.
@@ -18,6 +20,8 @@ struct MissiveBench {
             case "memory-child": try Memory.child(samples: arguments[1], generated: arguments[2], messages: Int(arguments[3])!)
             case "profile-decode": try profileDecode(decoder: arguments[1], plugins: arguments[2], messages: Int(arguments[3])!)
             case "feed-follower": try await FeedBench.follower(location: arguments[1], count: Int(arguments[2])!)
+            case "server-child": try await ServerLoad.missiveChild(Array(arguments.dropFirst()))
+            case "floor-child": try await ServerLoad.floorChild(Array(arguments.dropFirst()))
             default: try await run(Options(arguments))
             }
         } catch {
@@ -40,6 +44,9 @@ struct MissiveBench {
         var postgresMessages: Int?
         /// The sections to run; all when empty.
         var only: Set<String> = []
+        /// The server load section's own options (its runs are 3 unless `--runs` is given).
+        var server = ServerLoad.Options()
+        var runsGiven = false
 
         /// Whether the section `name` runs.
         func runs(_ name: String) -> Bool { only.isEmpty || only.contains(name) }
@@ -51,19 +58,26 @@ struct MissiveBench {
                 case "--plugins": plugins = iterator.next() ?? plugins
                 case "--messages": messages = iterator.next().flatMap(Int.init) ?? messages
                 case "--store-messages": storeMessages = iterator.next().flatMap(Int.init) ?? storeMessages
-                case "--runs": runs = iterator.next().flatMap(Int.init) ?? runs
+                case "--runs":
+                    runs = iterator.next().flatMap(Int.init) ?? runs
+                    runsGiven = true
                 case "--work": work = iterator.next() ?? work
                 case "--header": header = iterator.next() ?? header
                 case "--only": only.insert(iterator.next() ?? "")
                 case "--postgres": postgres = iterator.next()
                 case "--pg-messages": postgresMessages = iterator.next().flatMap(Int.init)
-                default: FileHandle.standardError.write(Data("missive-bench: ignoring \(argument)\n".utf8))
+                default:
+                    if !server.parse(argument, next: iterator.next()) {
+                        FileHandle.standardError.write(Data("missive-bench: ignoring \(argument)\n".utf8))
+                    }
                 }
             }
         }
     }
 
     static func run(_ options: Options) async throws {
+        // The server load alone needs neither the plugins nor the corpus.
+        if options.only == ["server"] { return try await runServerLoad(options) }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         print("# Missive benchmarks\n")
         print("- messages per run: \(options.messages), runs: \(options.runs) (plus one warm-up), cores: \(cores)")
@@ -136,6 +150,16 @@ struct MissiveBench {
             print("## Memory (one process: \(Startup.pluginCount) generated plugins plus the samples, then \(options.messages) decodes)\n")
             print(memory)
         }
+
+        // 8. The server under load.
+        if options.runs("server") { try await runServerLoad(options) }
+    }
+
+    static func runServerLoad(_ options: Options) async throws {
+        var server = options.server
+        if options.runsGiven { server.runs = options.runs }
+        server.work = options.work + "/server"
+        try await ServerLoad.run(server, executable: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
     }
 
     static func reportStartup(directory generated: String, runs: Int) throws {
