@@ -59,6 +59,9 @@ extension MissiveServer {
             let stored = try await storedMessage(messageID, in: conversation)
             let message = registry.decode(try stored.envelope())
             if let unknown = message.unknown { throw APIError.cannotAct(on: message, unknown.reason) }
+            let arguments = try Self.applyingVoterRule(
+                arguments, action: registry.actions(for: message).first { $0.id == actionID }, member: member,
+                fills: request.headers[.authorization] == nil)
             switch try perform(actionID, on: message, arguments: arguments) {
             case .edited(let edited):
                 let replaced: StoredMessage
@@ -89,6 +92,33 @@ extension MissiveServer {
             throw APIError.noMessage(id, conversation)
         }
         return stored
+    }
+
+    /// The voter rule: a member acts as itself. An argument for a `string` parameter named `voter` must be the
+    /// member's own id (else 403 `not-yourself`). When `fills` (a request signed in by the session cookie: the web
+    /// page, whose buttons carry only the arguments their view gives) and the arguments stop right before such a
+    /// parameter, the server appends the member's id; a client with a token gives it itself.
+    static func applyingVoterRule(_ arguments: [ActionArgument], action: ActionDeclaration?, member: String, fills: Bool) throws -> [ActionArgument] {
+        guard let action else { return arguments }
+        var arguments = arguments
+        if fills, arguments.count < action.parameters.count, action.parameters[arguments.count].isVoter {
+            arguments.append(.string(member))
+        }
+        for (index, parameter) in action.parameters.enumerated() where parameter.isVoter && index < arguments.count {
+            let given: String? =
+                switch arguments[index] {
+                case .string(let text): text
+                case .json(let bytes): if case .string(let text)? = try? JSONValue.parse(bytes) { text } else { nil }
+                default: nil
+                }
+            // A value that is not a string is left to the signature's check, which names it.
+            if let given, given != member {
+                throw APIError(
+                    status: .forbidden, code: "not-yourself",
+                    message: "\(TextHygiene.line(action.id)) takes the voter \(TextHygiene.line(given)), but a member acts only as itself (\(member))")
+            }
+        }
+        return arguments
     }
 
     // MARK: Composer actions
@@ -263,4 +293,9 @@ struct ActionEditJSON: Encodable {
 struct ActionURLJSON: Encodable {
     let result = "url"
     var url: String
+}
+
+extension ActionSignature.Parameter {
+    /// Whether the parameter names the member acting: a `string` named `voter` (see the voter rule).
+    var isVoter: Bool { name == "voter" && type == .string }
 }

@@ -3,14 +3,25 @@ import HTTPTypes
 import Hummingbird
 import Synchronization
 
-/// Lets a request through only with a valid token (`Authorization: Bearer msv_...`), and records whose it is.
+/// Lets a request through only with a valid token (`Authorization: Bearer msv_...`) or, from a browser, a valid
+/// session cookie (see ``SessionCookie``), and records whose it is. A cookie-authenticated request that changes
+/// something must come from the server's own origin.
 struct Authentication: RouterMiddleware {
     typealias Context = ServerContext
     let accounts: ServerAccounts
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization] else {
-            throw APIError.unauthorized("no token: send it as 'Authorization: Bearer TOKEN'")
+            guard let session = SessionCookie.id(in: request) else {
+                throw APIError.unauthorized("no token: send it as 'Authorization: Bearer TOKEN'")
+            }
+            guard let member = try await accounts.member(forSession: session) else {
+                throw APIError.unauthorized("the session is not valid (unknown, expired, ended, or its token revoked): sign in again")
+            }
+            guard SessionCookie.isAllowed(request) else { throw SessionCookie.crossOrigin }
+            var context = context
+            context.member = member
+            return try await next(request, context)
         }
         guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
             throw APIError.unauthorized("the Authorization header is not 'Bearer TOKEN'")

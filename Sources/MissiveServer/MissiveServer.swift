@@ -149,6 +149,7 @@ public struct MissiveServer: Sendable {
         addActionRoutes(to: api)
         api.post("conversations/:conversation/media") { request, context in try await uploadMedia(request, context: context) }
         api.get("conversations/:conversation/media/:sha256") { request, context in try await downloadMedia(request, context: context) }
+        addWebPage(to: router)
         return router
     }
 

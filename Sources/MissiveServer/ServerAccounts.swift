@@ -42,6 +42,10 @@ public struct ServerAccounts: Sendable {
                             sequence INTEGER PRIMARY KEY AUTOINCREMENT, member TEXT NOT NULL, conversation TEXT NOT NULL,
                             envelope BLOB NOT NULL, kept_at INTEGER NOT NULL);
                         CREATE INDEX IF NOT EXISTS pending_member ON pending(member, sequence);
+                        CREATE TABLE IF NOT EXISTS session(
+                            hash BLOB PRIMARY KEY NOT NULL, token_hash BLOB NOT NULL REFERENCES token(hash),
+                            created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
+                        CREATE INDEX IF NOT EXISTS session_token ON session(token_hash);
                         """)
             }
         } catch let error as AccountError {
