@@ -253,14 +253,22 @@ struct IngestStatements {
     }
 }
 
-/// One statement of GRDB's cache, bound and stepped through SQLite's C API. It is reset after each run, so GRDB
-/// finds it as it left it when it uses the statement itself.
+/// One statement of GRDB's cache, bound and stepped through SQLite's C API. It is reset when it is taken and after
+/// each run.
 struct IngestStatement {
+    /// GRDB's statement, held so that its handle stays valid for this batch even when GRDB empties its cache (it
+    /// does when the schema cache is cleared): the handle is the statement's, and lives as long as it.
+    private let statement: Statement
     private let handle: SQLiteStatement
     private let connection: SQLiteConnection
 
     init(_ db: Database, _ sql: String) throws {
-        handle = try db.cachedStatement(sql: sql).sqliteStatement
+        statement = try db.cachedStatement(sql: sql)
+        handle = statement.sqliteStatement
+        // GRDB steps the statements of its cache and leaves them so (it resets one before it binds it again): one
+        // it ran last, such as the search entry an edit rewrites, must be reset before it is bound here, or SQLite
+        // refuses the binding as a misuse.
+        sqlite3_reset(handle)
         guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the connection is closed") }
         self.connection = connection
     }

@@ -55,6 +55,11 @@ import Testing
         #expect(try await running.act("vote", on: "poll%3A1", in: "team", token: bob, arguments: #"[2, "bob"]"#).status == 200)
         #expect(try await running.act("vote", on: "poll%3A1", in: "team", token: alice, arguments: #"[0, "alice"]"#).status == 200)
         #expect(try await Self.tallies(running.server.store, "poll:1") == ([1, 0, 1], ["bob": 2, "alice": 0]))
+        // The conversation goes on after the votes.
+        for (index, token) in [alice, bob, alice].enumerated() {
+            let next = try await running.send(#"{"id":"after\#(index)","objectName":"MS:Text","content":{"content":"lunch at 12"}}"#, to: "team", token: token)
+            #expect(next.status == 201, "a message after the votes: \(next.text)")
+        }
         await running.stop()
     }
 

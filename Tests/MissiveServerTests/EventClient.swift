@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOWebSocket
 import Synchronization
+import MissiveTestSupport
 import Testing
 
 /// A member's connection to the event stream (`/api/v1/events`), through a real WebSocket client: the frames it
@@ -132,8 +133,13 @@ final class EventClient: Sendable {
 final class StalledEventClient: Sendable {
     private let descriptor: Int32
 
-    /// Opens the stream as the member whose token this is, and reads the upgrade's answer only.
-    init(port: Int, token: String) throws {
+    /// Opens the stream as the member whose token this is, and reads the upgrade's answer only, on a thread of its
+    /// own: the socket calls block, and a blocked thread of the concurrency pool (two here) would stall the server.
+    static func open(port: Int, token: String) async throws -> StalledEventClient {
+        try await Fixtures.offThePool { try StalledEventClient(port: port, token: token) }
+    }
+
+    private init(port: Int, token: String) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
         var small: Int32 = 4096

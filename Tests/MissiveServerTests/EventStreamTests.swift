@@ -247,7 +247,7 @@ import Testing
         limits.burst = 1_000
         limits.requestsPerSecond = 1_000
         let team = try await Team.start(backend, limits: limits)
-        let stuck = try StalledEventClient(port: team.running.port, token: team.bob)
+        let stuck = try await StalledEventClient.open(port: team.running.port, token: team.bob)
         let alice = try await team.connect(team.alice)
         try await Task.sleep(for: .milliseconds(200))
         // 100 KiB each, 15 MB in all: more than the sockets' buffers hold, so the stuck reader's queue fills.
@@ -279,19 +279,21 @@ import Testing
         let team = try await Team.start(.sqlite)
         let alice = try await team.connect(team.alice)
         for _ in 0..<20 {
-            _ = try StalledEventClient(port: team.running.port, token: team.bob)  // closed at once, without a close frame
+            _ = try await StalledEventClient.open(port: team.running.port, token: team.bob)  // closed at once, without a close frame
         }
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(team.running.port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        try await Fixtures.offThePool {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(team.running.port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            let half = Array("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websock".utf8)
+            _ = half.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+            close(descriptor)
         }
-        let half = Array("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websock".utf8)
-        _ = half.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
-        close(descriptor)
         for index in 1...5 { try await team.send(team.alice, "v\(index)") }
         for index in 1...5 {
             #expect((try await alice.expectNext("message")["message"] as? [String: Any])?["id"] as? String == "v\(index)")

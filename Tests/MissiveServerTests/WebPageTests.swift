@@ -351,6 +351,11 @@ import Testing
     /// adds an Origin of its own), over a plain socket; the first frame's text, or `nil` when the upgrade was
     /// refused.
     static func openStream(port: Int, cookie: String, origin: String?) async throws -> String? {
+        // The socket calls block: on a thread of their own, not one of the concurrency pool's two.
+        try await Fixtures.offThePool { try openStreamBlocking(port: port, cookie: cookie, origin: origin) }
+    }
+
+    private static func openStreamBlocking(port: Int, cookie: String, origin: String?) throws -> String? {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(descriptor >= 0)
         defer { close(descriptor) }

@@ -55,6 +55,20 @@ import Testing
         #expect(try await store.conversationIDs(member: "nobody") == [])
     }
 
+    /// A message edited (its search entry rewritten) and then more messages stored, in one process: the store's
+    /// prepared statements are shared between the two paths.
+    @Test(arguments: StoreBackend.allCases)
+    func messagesAreStoredAfterAnEdit(backend: StoreBackend) async throws {
+        let store = try await backend.newSharedStore()
+        _ = try await ingest([text("m1", from: "alice", at: 10, "first words")], into: store)
+        let edited = registry.decode(text("m1", from: "alice", at: 10, "second words"))
+        _ = try await store.replace(IncomingMessage(edited))
+        let report = try await ingest([text("m2", from: "bob", at: 20), text("m3", from: "bob", at: 30)], into: store)
+        #expect(report.storedCount == 2, "\(report)")
+        #expect(try await store.search(SearchQuery(parsing: "second"), member: nil, conversation: nil, limit: 10).map(\.message.id) == ["m1"])
+        #expect(try await store.checkConsistency().problems == [])
+    }
+
     /// History by pages: before or after a message of the conversation, in the order sent, the same on both
     /// backends; a cursor from another conversation gives nothing.
     @Test(arguments: StoreBackend.allCases)
