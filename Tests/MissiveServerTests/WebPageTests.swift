@@ -259,9 +259,7 @@ import Testing
         let bobStatus = try await browser.evaluate("document.getElementById('status').textContent", session: bobSession)
         #expect(sent, "bob's text reaches alice's page; bob's page says \(bobStatus)")
 
-        // The sample conversation's hostile messages, sent into the conversation, do nothing on either page. (They
-        // are sent before the poll: here the first message sent after the vote was answered `store-unavailable`,
-        // SQLite's SQLITE_MISUSE; not yet understood, and reported apart.)
+        // The sample conversation's hostile messages, sent into the conversation, do nothing on either page.
         let hostile = try Fixtures.conversationLines().map { String(decoding: $0, as: UTF8.self) }
             .filter { $0.contains("<script") || $0.contains("javascript:") || $0.contains("onerror") }
         #expect(hostile.count >= 2, "the sample conversation has hostile messages")
