@@ -181,21 +181,32 @@ public struct MissiveServer: Sendable {
     private func createConversation(_ request: Request, member: String) async throws -> Response {
         let body = try await Self.jsonBody(request, limit: configuration.limits.maxRequestBytes)
         guard case .string(let id)? = body["id"] else { throw APIError.badRequest("malformed-request", "the body needs \"id\", a string") }
+        var names: [String] = []
+        switch body["members"] {
+        case nil: break
+        case .array(let values)?:
+            for value in values {
+                guard case .string(let name) = value else { throw APIError.badRequest("malformed-request", "\"members\" holds strings only") }
+                names.append(name)
+            }
+        case .some: throw APIError.badRequest("malformed-request", "\"members\" is an array of member names")
+        }
+        let members = try await makeConversation(id, by: member, with: names)
+        return JSONResponse.make(status: .created, ConversationJSON(id: id, members: members, readUpTo: nil, unreadCount: 0))
+    }
+
+    /// Makes the conversation `id` of `member` and the members named, each of whom must have an account; returns
+    /// its members, sorted. Used by the API and by the web page's form.
+    func makeConversation(_ id: String, by member: String, with names: [String]) async throws -> [String] {
         guard Self.isValidConversationID(id) else {
             throw APIError.badRequest(
                 "invalid-conversation", "a conversation id has 1 to 128 letters, digits, '.', '_', '-', ':' or '@', beginning with a letter or a digit")
         }
+        guard names.count <= 100 else { throw APIError.badRequest("malformed-request", "at most 100 members at once") }
         var members = [member]
-        switch body["members"] {
-        case nil: break
-        case .array(let values)?:
-            guard values.count <= 100 else { throw APIError.badRequest("malformed-request", "at most 100 members at once") }
-            for value in values {
-                guard case .string(let name) = value else { throw APIError.badRequest("malformed-request", "\"members\" holds strings only") }
-                guard try accounts.exists(member: name) else { throw APIError.badRequest("unknown-member", "no member named \(TextHygiene.line(name))") }
-                if !members.contains(name) { members.append(name) }
-            }
-        case .some: throw APIError.badRequest("malformed-request", "\"members\" is an array of member names")
+        for name in names {
+            guard try accounts.exists(member: name) else { throw APIError.badRequest("unknown-member", "no member named \(TextHygiene.line(name))") }
+            if !members.contains(name) { members.append(name) }
         }
         await creation.enter()
         do {
@@ -210,7 +221,7 @@ public struct MissiveServer: Sendable {
             throw error
         }
         await creation.leave()
-        return JSONResponse.make(status: .created, ConversationJSON(id: id, members: members.sorted(), readUpTo: nil, unreadCount: 0))
+        return members.sorted()
     }
 
     /// `?limit=N` (1 to 500; 50 by default).

@@ -40,6 +40,20 @@ extension MissiveServer {
             guard let member = try await pageMember(request) else { return Self.redirect("/login") }
             return Self.page(try await conversationListPage(member: member))
         }
+        router.post("c") { request, _ in
+            // The list page's form: a new conversation, then its page.
+            guard let member = try await pageMember(request) else { return Self.redirect("/login") }
+            guard SessionCookie.isSameOrigin(request) else { throw SessionCookie.crossOrigin }
+            let form = String(decoding: try await Self.bodyBytes(request, limit: 8192), as: UTF8.self)
+            let id = (Self.formValue("id", in: form) ?? "").trimmingCharacters(in: .whitespaces)
+            let names = (Self.formValue("members", in: form) ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+            do {
+                _ = try await makeConversation(id, by: member, with: names)
+            } catch let error as APIError {
+                return Self.page(try await conversationListPage(member: member, problem: error.message), status: error.status)
+            }
+            return Self.redirect("/c/" + Self.pathSegment(id))
+        }
         router.get("c/:conversation") { request, context in
             guard let member = try await pageMember(request) else { return Self.redirect("/login") }
             let id = try Self.decoded(try context.parameters.require("conversation"))
@@ -142,17 +156,25 @@ extension MissiveServer {
         return rows.joined(separator: "\n")
     }
 
-    private func conversationListPage(member: String) async throws -> String {
-        let summaries = try await store.conversations(member: member)
+    private func conversationListPage(member: String, problem: String? = nil) async throws -> String {
+        let summaries = try await conversationList(member: member)
         var items = ""
         for summary in summaries {
             let unread = summary.unreadCount > 0 ? "<span class=\"unread\">\(summary.unreadCount) unread</span>" : ""
             items += "<li><a" + HTMLEscaping.attribute("href", "/c/" + Self.pathSegment(summary.id)) + ">" + HTMLEscaping.escape(summary.id) + "</a>" + unread + "</li>\n"
         }
         if items.isEmpty { items = "<li class=\"empty\">No conversations yet</li>" }
+        let error = problem.map { "<p class=\"error\" role=\"alert\">" + HTMLEscaping.escape($0) + "</p>\n" } ?? ""
+        let form = """
+            <form class="new-conversation" method="post" action="/c">
+            <label><span>New conversation</span><input name="id" required maxlength="128" placeholder="team"></label>
+            <label><span>With (member names, separated by commas)</span><input name="members" placeholder="bob, carol"></label>
+            <button type="submit">Start</button>
+            </form>
+            """
         return Self.shell(
             title: "Conversations", member: member, attributes: " data-page=\"list\"",
-            body: "<h1>Conversations</h1>\n<ul class=\"conversations\">\n\(items)</ul>")
+            body: "<h1>Conversations</h1>\n\(error)<ul class=\"conversations\">\n\(items)</ul>\n\(form)")
     }
 
     private func conversationPage(member: String, conversation: String) async throws -> String {

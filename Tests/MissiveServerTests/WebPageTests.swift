@@ -161,6 +161,19 @@ import Testing
         #expect(script.status == 200 && script.headers["content-type"]?.hasPrefix("text/javascript") == true && !script.text.contains("innerHTML = frame"))
         let css = try await running.browserRequest("GET", "/static/missive.css")
         #expect(css.status == 200 && css.text.contains(".pct-37"))
+
+        // The list's form starts a conversation, listed at once for each member, without a message yet.
+        let origin = "http://127.0.0.1:\(running.port)"
+        let form = "application/x-www-form-urlencoded"
+        let made = try await running.browserRequest("POST", "/c", cookie: cookie, origin: origin, body: "id=lunch&members=zoe%2C+nobody", contentType: form)
+        #expect(made.status == 400 && made.text.contains("no member named nobody"), "\(made.status) \(made.text)")
+        let started = try await running.browserRequest("POST", "/c", cookie: cookie, origin: origin, body: "id=lunch&members=zoe", contentType: form)
+        #expect(started.status == 303 && started.headers["location"] == "/c/lunch", "\(started.status)")
+        #expect(try await running.browserRequest("GET", "/c", cookie: zoeCookie).text.contains(#"href="/c/lunch""#))
+        let again = try await running.browserRequest("POST", "/c", cookie: zoeCookie, origin: origin, body: "id=lunch", contentType: form)
+        #expect(again.status == 409 && again.text.contains("taken"))
+        let foreign = try await running.browserRequest("POST", "/c", cookie: cookie, origin: "http://evil.example", body: "id=other", contentType: form)
+        #expect(foreign.status == 403)
         await running.stop()
     }
 
