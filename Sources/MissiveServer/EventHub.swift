@@ -164,6 +164,8 @@ final class EventHub: Sendable {
                 }
                 return
             } catch {
+                // Stopping the server cancels the follower: not a failure of the feed.
+                if Task.isCancelled { return }
                 logger.error("events: the change feed stopped: \(error); reading again from \(position)")
                 try await Task.sleep(for: .seconds(1))
             }

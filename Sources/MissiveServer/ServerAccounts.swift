@@ -64,7 +64,7 @@ public struct ServerAccounts: Sendable {
         let token = Self.newToken()
         try write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE member = ?", arguments: [member]) == nil else {
-                throw AccountError(.exists, "\(member) has an account already; `users token \(member)` gives it another token")
+                throw AccountError(.exists, "\(member) has an account already; `missive serve users token \(member)` gives it another token")
             }
             try db.execute(sql: "INSERT INTO account(member, created_at) VALUES (?, ?)", arguments: [member, Self.now()])
             try Self.insert(token, member: member, db)
@@ -156,7 +156,7 @@ public struct ServerAccounts: Sendable {
 
     private static func requireAccount(_ member: String, _ db: Database) throws {
         guard try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE member = ?", arguments: [member]) != nil else {
-            throw AccountError(.noSuchMember, "no member named \(member); `users add \(member)` makes one")
+            throw AccountError(.noSuchMember, "no member named \(member); `missive serve users add \(member)` makes one")
         }
     }
 

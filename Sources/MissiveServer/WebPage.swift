@@ -64,7 +64,7 @@ extension MissiveServer {
         }
         router.get("c/:conversation/m/:message") { request, context in
             guard let member = try await pageMember(request) else {
-                throw APIError.unauthorized("the page's fragments need the session cookie: sign in at /login")
+                throw APIError.unauthorized("no session, or it ended (signed out, or the member's tokens were revoked): sign in at /login")
             }
             let id = try Self.decoded(try context.parameters.require("conversation"))
             let messageID = try Self.decoded(try context.parameters.require("message"))

@@ -5,6 +5,8 @@ import Missive
 import MissiveCommandLine
 import MissiveServer
 import MissiveStore
+import NIOCore
+import Synchronization
 
 extension MissiveCommand {
     struct Serve: AsyncParsableCommand {
@@ -125,14 +127,30 @@ extension MissiveCommand.Serve {
             }
             let loaded = discovery.plugins.count
             let store = configuration.storeLocation.description
+            let listening = Mutex(false)
             do {
                 try await server.run { host, port in
+                    listening.withLock { $0 = true }
                     Console.out("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port) (store \(store), \(loaded) plugin\(loaded == 1 ? "" : "s") loaded)")
                 }
             } catch {
-                // Binding is what fails before the server listens; anything later ends it the same way.
-                Console.error("cannot serve on \(host):\(port), or the server stopped: \(error)")
+                guard listening.withLock({ $0 }) else {
+                    Console.error("cannot serve on \(host):\(port): \(Self.listenFailure(error))")
+                    throw ExitCode(2)
+                }
+                Console.error("the server stopped: \(error)")
                 throw ExitCode(2)
+            }
+        }
+
+        /// Why the server could not listen, in words, with what to do about it.
+        static func listenFailure(_ error: any Error) -> String {
+            guard let error = error as? IOError else { return "\(error)" }
+            switch error.errnoCode {
+            case EADDRINUSE: return "the port is in use (another server is listening there?); choose another with --port"
+            case EACCES: return "permission denied (ports below 1024 need privileges); choose another with --port"
+            case EADDRNOTAVAIL: return "this machine has no such address; choose one of its addresses with --host"
+            default: return String(cString: strerror(error.errnoCode))
             }
         }
     }
