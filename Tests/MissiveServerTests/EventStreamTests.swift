@@ -282,14 +282,7 @@ import Testing
             _ = try await StalledEventClient.open(port: team.running.port, token: team.bob)  // closed at once, without a close frame
         }
         try await Fixtures.offThePool {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(team.running.port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            let descriptor = try loopbackSocket(port: team.running.port)
             let half = Array("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websock".utf8)
             _ = half.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
             close(descriptor)

@@ -205,16 +205,7 @@ import Testing
     @Test func anUploadCutShortLeavesNothingBehind() async throws {
         let cast = try await Cast.start(.sqlite)
         let tmp = cast.running.server.configuration.mediaDirectory + "/tmp"
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(descriptor >= 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(cast.running.port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        #expect(connected == 0, "\(String(cString: strerror(errno)))")
+        let descriptor = try loopbackSocket(port: cast.running.port)
         let head = "POST /api/v1/conversations/team/media HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(cast.alice)\r\n"
             + "Content-Type: image/png\r\nContent-Length: 100000\r\n\r\n"
         let bytes = Array(head.utf8) + Self.png

@@ -121,6 +121,28 @@ struct HTTPAnswer {
     }
 }
 
+/// A TCP socket connected to `port` on 127.0.0.1, for tests that speak to the server byte by byte; its caller
+/// closes it. `receiveBuffer` sets its receive buffer before it connects (a small one makes a reader that falls
+/// behind at once). Blocking: call it off the concurrency pool (`Fixtures.offThePool`) when it may wait.
+func loopbackSocket(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+    if var size = receiveBuffer { setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        let reason = String(cString: strerror(errno))
+        close(descriptor)
+        throw HarnessError("connect to port \(port): \(reason)")
+    }
+    return descriptor
+}
+
 struct HarnessError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
