@@ -76,11 +76,6 @@ final class EventHub: Sendable {
         state.withLock { $0.byMember[member] != nil }
     }
 
-    /// How many connections are open.
-    var connectionCount: Int {
-        state.withLock { $0.connections.count }
-    }
-
     /// Waits until the feed is being followed, so that a connection made now misses nothing.
     func waitUntilStarted() async {
         while !state.withLock({ $0.started }) && !Task.isCancelled {
@@ -227,11 +222,6 @@ final class EventHub: Sendable {
             state.members[conversation] = members
         }
         return members
-    }
-
-    /// Forgets `conversation`'s members, after this process changed them (the feed says so too, later).
-    func forgetMembers(of conversation: String) {
-        _ = state.withLock { $0.members.removeValue(forKey: conversation) }
     }
 }
 
