@@ -236,16 +236,17 @@ extension APIError {
     }
 
     /// An action on a message the server cannot decode: a type it has no plugin for (`unknown-type`: the server
-    /// runs actions only of the types it has plugins for), or a stored copy its type's plugin refuses or that
-    /// no loaded plugin decoded (`unknown-message`).
+    /// runs actions only of the types it has plugins for, and takes no edit made by a client instead, which it
+    /// could not check), or a stored copy its type's plugin refuses or that no loaded plugin decoded
+    /// (`unknown-message`).
     static func cannotAct(on message: Message, _ reason: UnknownMessage.Reason) -> APIError {
         let type = TextHygiene.line(message.envelope.objectName)
         switch reason {
         case .notRegistered, .notDispatched:
             return APIError(
                 status: .unprocessableContent, code: "unknown-type",
-                message: "the server has no plugin for \(type), and it runs actions only of the types it has plugins for: "
-                    + TextHygiene.line(reason.description))
+                message: "the server has no plugin for \(type), so it cannot run this message's actions; "
+                    + "the server's operator must install a plugin for \(type) (\(TextHygiene.line(reason.description)))")
         case .decodeFailed, .pluginUnavailable:
             return APIError(
                 status: .unprocessableContent, code: "unknown-message",

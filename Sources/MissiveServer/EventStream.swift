@@ -24,8 +24,12 @@ extension MissiveServer {
             "events",
             shouldUpgrade: { request, context in
                 _ = try context.requireMember()
-                // A position that is not a number is refused (a refused upgrade is answered 400).
-                if let after = request.uri.queryParameters.get("after"), (Int64(after) ?? -1) < 0 { return .dontUpgrade }
+                // A position that is not a number is refused, with the reason.
+                if let after = request.uri.queryParameters.get("after"), (Int64(after) ?? -1) < 0 {
+                    throw APIError.badRequest(
+                        "malformed-position",
+                        "after is a feed position, a whole number from 0 (the position of the last event handled), not '\(TextHygiene.line(String(after.prefix(40))))'")
+                }
                 return .upgrade([:])
             },
             onUpgrade: { inbound, outbound, context in
