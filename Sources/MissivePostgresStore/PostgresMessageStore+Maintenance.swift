@@ -45,36 +45,56 @@ extension PostgresMessageStore {
     @discardableResult
     public func replace(_ incoming: IncomingMessage) async throws(StoreError) -> StoredMessage {
         let reader = self.reader
-        let message = incoming.message
-        let words = StoreRows.indexedWords(message)
-        let searchText = SearchQuery.indexedText(of: words)
-        let vector: String
-        do {
-            vector = MessageColumns.vector(try SearchQuery.indexTokens(of: [searchText])[0])
-        } catch {
-            throw StoreError(.database, "cannot tokenize the message's words: \(error)", path: location)
-        }
-        let rewrite = Rewrite(message: message, words: words, searchText: searchText, vector: vector, envelope: incoming.envelopeBytes)
+        let rewrite = try Rewrite(incoming, location: location)
         return try await transaction { transaction in
-            let envelope = message.envelope
-            guard
-                let row = try await transaction.query(
-                    "SELECT \(unescaped: MessageColumns.selection) FROM message WHERE id = \(envelope.id) FOR UPDATE"
-                ).first
-            else {
-                throw StoreError(.notFound, "message '\(envelope.id)' is not stored")
-            }
-            let stored = try MessageColumns.storedMessage(row, reader: reader)
-            if let conflict = StoreRows.editConflict(replacing: stored, with: message) { throw conflict }
-            try await Self.rewrite(stored, as: rewrite, transaction)
-            transaction.recordChange(.edited, conversation: stored.conversationID, message: stored.id)
-            guard
-                let updated = try await transaction.query("SELECT \(unescaped: MessageColumns.selection) FROM message WHERE id = \(stored.id)").first
-            else {
-                throw StoreError(.database, "message '\(stored.id)' vanished while it was replaced")
-            }
-            return try MessageColumns.storedMessage(updated, reader: reader)
+            let stored = try await Self.lockedMessage(incoming.message.envelope.id, reader: reader, transaction)
+            return try await Self.replace(stored, with: incoming.message, as: rewrite, reader: reader, transaction)
         }
+    }
+
+    /// Reads, transforms and replaces the message in one transaction, the message's row locked `FOR UPDATE` from
+    /// the read on: a writer on another connection (of this process or another) waits for the commit, then reads
+    /// the new version. The transform runs with the row locked; the transaction is retried when the database asks,
+    /// and the transform with it.
+    @discardableResult
+    public func replace(messageID: String, with transform: @escaping @Sendable (StoredMessage) throws -> IncomingMessage) async throws -> StoredMessage {
+        let reader = self.reader
+        let location = self.location
+        // The transform's own error leaves the transaction (which has written nothing) as a value, and is thrown as it is.
+        let outcome: Result<StoredMessage, any Error> = try await transaction { transaction in
+            let stored = try await Self.lockedMessage(messageID, reader: reader, transaction)
+            let incoming: IncomingMessage
+            do {
+                incoming = try transform(stored)
+            } catch {
+                return .failure(error)
+            }
+            if let conflict = StoreRows.idConflict(replacing: stored, with: incoming.message) { throw conflict }
+            let rewrite = try Rewrite(incoming, location: location)
+            return .success(try await Self.replace(stored, with: incoming.message, as: rewrite, reader: reader, transaction))
+        }
+        return try outcome.get()
+    }
+
+    /// The stored message `id`, its row locked until the transaction ends.
+    private static func lockedMessage(_ id: String, reader: String?, _ transaction: Transaction) async throws -> StoredMessage {
+        guard let row = try await transaction.query("SELECT \(unescaped: MessageColumns.selection) FROM message WHERE id = \(id) FOR UPDATE").first else {
+            throw StoreError(.notFound, "message '\(id)' is not stored")
+        }
+        return try MessageColumns.storedMessage(row, reader: reader)
+    }
+
+    /// Writes `message` as the new version of `stored` (locked), records the edit, and returns the row as stored.
+    private static func replace(
+        _ stored: StoredMessage, with message: Message, as columns: Rewrite, reader: String?, _ transaction: Transaction
+    ) async throws -> StoredMessage {
+        if let conflict = StoreRows.editConflict(replacing: stored, with: message) { throw conflict }
+        try await Self.rewrite(stored, as: columns, transaction)
+        transaction.recordChange(.edited, conversation: stored.conversationID, message: stored.id)
+        guard let updated = try await transaction.query("SELECT \(unescaped: MessageColumns.selection) FROM message WHERE id = \(stored.id)").first else {
+            throw StoreError(.database, "message '\(stored.id)' vanished while it was replaced")
+        }
+        return try MessageColumns.storedMessage(updated, reader: reader)
     }
 
     /// A message's new columns, computed before the transaction.
@@ -90,6 +110,19 @@ extension PostgresMessageStore {
         let reason: String?
         /// The new envelope for an edit; `nil` keeps the stored one (a re-decode).
         let envelope: [UInt8]?
+
+        /// The columns of an edit to `incoming`, its words tokenized.
+        init(_ incoming: IncomingMessage, location: String) throws(StoreError) {
+            let words = StoreRows.indexedWords(incoming.message)
+            let searchText = SearchQuery.indexedText(of: words)
+            let vector: String
+            do {
+                vector = MessageColumns.vector(try SearchQuery.indexTokens(of: [searchText])[0])
+            } catch {
+                throw StoreError(.database, "cannot tokenize the message's words: \(error)", path: location)
+            }
+            self.init(message: incoming.message, words: words, searchText: searchText, vector: vector, envelope: incoming.envelopeBytes)
+        }
 
         init(message: Message, words: [String], searchText: String, vector: String, envelope: [UInt8]?) {
             objectName = message.content.objectName

@@ -8,9 +8,17 @@ import MissiveStore
 /// composer actions that create messages, both through the server's registry, as `missive act` and
 /// `missive compose` run them. docs/SERVER.md, "Actions", describes the endpoints.
 extension MissiveServer {
-    /// The read–perform–replace cycle of each message, one at a time in this process, so that two actions at
-    /// once on one message (two votes) both count. Keyed by the store's location and the message id.
-    private static let actionLocks = KeyedLock<String>()
+    /// The actions on each message, one at a time in each server instance (keyed by the instance's event hub and
+    /// the message id). The store makes each action atomic (``MessageStore/replace(messageID:with:)``); this lock
+    /// only keeps the actions of one instance from each holding a database connection while they wait for the
+    /// message's lock.
+    private static let actionLocks = KeyedLock<ActionKey>()
+
+    /// A message, in one server instance.
+    private struct ActionKey: Hashable, Sendable {
+        let server: ObjectIdentifier
+        let message: String
+    }
 
     /// Registers the action endpoints on the API's group, behind its authentication and rate limit.
     func addActionRoutes(to api: RouterGroup<ServerContext>) {
@@ -54,31 +62,58 @@ extension MissiveServer {
     func performAction(_ request: Request, member: String, conversation: String, messageID: String, actionID: String) async throws -> Response {
         _ = try await requireMembership(member, conversation)
         let body = try await Self.actionBody(request, limit: configuration.limits.maxRequestBytes, allowed: ["arguments"])
-        let arguments = try Self.arguments(in: body)
-        return try await Self.actionLocks.withLock(store.location + "\u{0}" + messageID) {
+        let given = try Self.arguments(in: body)
+        let fills = request.headers[.authorization] == nil
+        return try await Self.actionLocks.withLock(ActionKey(server: ObjectIdentifier(events), message: messageID)) {
             let stored = try await storedMessage(messageID, in: conversation)
-            let message = registry.decode(try stored.envelope())
-            if let unknown = message.unknown { throw APIError.cannotAct(on: message, unknown.reason) }
-            let arguments = try Self.applyingVoterRule(
-                arguments, action: registry.actions(for: message).first { $0.id == actionID }, member: member,
-                fills: request.headers[.authorization] == nil)
-            switch try perform(actionID, on: message, arguments: arguments) {
-            case .edited(let edited):
-                let replaced: StoredMessage
-                do {
-                    replaced = try await store.replace(IncomingMessage(edited))
-                } catch let error as StoreError where error.code == .notFound {
-                    throw APIError.noMessage(messageID, conversation)
-                }
-                return JSONResponse.make(ActionEditJSON(message: StoredMessageJSON(replaced)))
-            case .url(let url):
+            let (message, action, arguments) = try actionable(stored, actionID: actionID, arguments: given, member: member, fills: fills)
+            // An action that gives a URL changes nothing: it runs on the copy just read.
+            if action?.yields == .url {
+                guard case .url(let url) = try perform(actionID, on: message, arguments: arguments) else { throw APIError.unexpectedEdit(actionID) }
                 return JSONResponse.make(ActionURLJSON(url: url))
             }
+            // An edit is made from the stored copy and stored in one step of the store, which no other action on the
+            // message (through this server or another on the same database) comes between.
+            let replaced: StoredMessage
+            do {
+                replaced = try await store.replace(messageID: messageID) { [registry] current in
+                    let (message, _, arguments) = try Self.actionable(
+                        current, registry: registry, actionID: actionID, arguments: given, member: member, fills: fills)
+                    guard case .edited(let edited) = try Self.perform(actionID, on: message, arguments: arguments, registry: registry) else {
+                        throw APIError.unexpectedURL(actionID)
+                    }
+                    return IncomingMessage(edited)
+                }
+            } catch let error as StoreError where error.code == .notFound {
+                throw APIError.noMessage(messageID, conversation)
+            }
+            return JSONResponse.make(ActionEditJSON(message: StoredMessageJSON(replaced)))
         }
+    }
+
+    /// The stored message decoded, the action it offers under `actionID` (if any), and the arguments after the voter
+    /// rule; an error when the server cannot decode the message.
+    private func actionable(
+        _ stored: StoredMessage, actionID: String, arguments: [ActionArgument], member: String, fills: Bool
+    ) throws -> (Message, ActionDeclaration?, [ActionArgument]) {
+        try Self.actionable(stored, registry: registry, actionID: actionID, arguments: arguments, member: member, fills: fills)
+    }
+
+    private static func actionable(
+        _ stored: StoredMessage, registry: MessageRegistry, actionID: String, arguments: [ActionArgument], member: String, fills: Bool
+    ) throws -> (Message, ActionDeclaration?, [ActionArgument]) {
+        let message = registry.decode(try stored.envelope())
+        if let unknown = message.unknown { throw APIError.cannotAct(on: message, unknown.reason) }
+        let action = registry.actions(for: message).first { $0.id == actionID }
+        return (message, action, try applyingVoterRule(arguments, action: action, member: member, fills: fills))
     }
 
     /// What the registry's action gave, or the API's error for its refusal or failure.
     private func perform(_ actionID: String, on message: Message, arguments: [ActionArgument]) throws -> ActionResult {
+        try Self.perform(actionID, on: message, arguments: arguments, registry: registry)
+    }
+
+    private static func perform(_ actionID: String, on message: Message, arguments: [ActionArgument], registry: MessageRegistry) throws -> ActionResult {
         do {
             return try registry.perform(actionID, on: message, arguments: arguments)
         } catch {
@@ -201,22 +236,34 @@ extension APIError {
     }
 
     /// An action on a message the server cannot decode: a type it has no plugin for (`unknown-type`: the server
-    /// runs actions only of the types it has plugins for), or a stored copy its type's plugin refuses or that
-    /// no loaded plugin decoded (`unknown-message`).
+    /// runs actions only of the types it has plugins for, and takes no edit made by a client instead, which it
+    /// could not check), or a stored copy its type's plugin refuses or that no loaded plugin decoded
+    /// (`unknown-message`).
     static func cannotAct(on message: Message, _ reason: UnknownMessage.Reason) -> APIError {
         let type = TextHygiene.line(message.envelope.objectName)
         switch reason {
         case .notRegistered, .notDispatched:
             return APIError(
                 status: .unprocessableContent, code: "unknown-type",
-                message: "the server has no plugin for \(type), and it runs actions only of the types it has plugins for: "
-                    + TextHygiene.line(reason.description))
+                message: "the server has no plugin for \(type), so it cannot run this message's actions; "
+                    + "the server's operator must install a plugin for \(type) (\(TextHygiene.line(reason.description)))")
         case .decodeFailed, .pluginUnavailable:
             return APIError(
                 status: .unprocessableContent, code: "unknown-message",
                 message: "the server's copy of \(TextHygiene.line(message.envelope.id)) is unknown to it, so it has no actions: "
                     + TextHygiene.line(reason.description))
         }
+    }
+
+    /// An action declared to give a URL that gave an edit instead (the registry follows the declaration, so this
+    /// does not happen).
+    static func unexpectedEdit(_ action: String) -> APIError {
+        APIError(status: .unprocessableContent, code: "invalid-result", message: "\(TextHygiene.line(action)) gave an edit where it declares a URL")
+    }
+
+    /// An action declared to give content that gave a URL instead.
+    static func unexpectedURL(_ action: String) -> APIError {
+        APIError(status: .unprocessableContent, code: "invalid-result", message: "\(TextHygiene.line(action)) gave a URL where it declares content")
     }
 
     /// The answer to an action the registry refused or that failed, with its reason.

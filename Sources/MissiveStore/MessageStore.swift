@@ -51,6 +51,27 @@ public protocol MessageStore: Sendable {
     @discardableResult
     func replace(_ message: IncomingMessage) async throws(StoreError) -> StoredMessage
 
+    /// Replaces a stored message with the version `transform` makes of it, in one step: no other write to the
+    /// message comes between the read `transform` is given and the write of what it returns, whether it comes from
+    /// this process or from another on the same database. It is the way to change a message from what it holds now
+    /// (a vote in a poll: two votes at once, through two servers on one database, both count).
+    ///
+    /// `transform` runs while the message is locked against other writers (SQLite: inside the write transaction;
+    /// PostgreSQL: with the message's row locked by `SELECT … FOR UPDATE`), so it should be quick. It may run more
+    /// than once when the database has the transaction retried; only the last run's result is kept. When it
+    /// throws, nothing is written and its error is thrown as it is.
+    ///
+    /// The protocol's default (for a store that implements only ``replace(_:)``) reads, transforms and replaces
+    /// with the message's id held in a lock of this process: it is atomic among the callers of one process only.
+    /// ``SQLiteMessageStore`` and the PostgreSQL store implement it in the database.
+    ///
+    /// - Returns: the message as stored now.
+    /// - Throws: ``StoreError`` ``StoreError/Code/notFound`` when no message has the id, and
+    ///   ``StoreError/Code/conflict`` when the new version has another id or breaks a rule of ``replace(_:)``;
+    ///   otherwise the error `transform` threw.
+    @discardableResult
+    func replace(messageID: String, with transform: @escaping @Sendable (StoredMessage) throws -> IncomingMessage) async throws -> StoredMessage
+
     /// Deletes one message.
     ///
     /// - Throws: ``StoreError/Code/notFound`` when it is not stored; ``StoreError/Code/hasReplies`` when

@@ -39,23 +39,49 @@ extension SQLiteMessageStore {
     @discardableResult
     public func replace(_ incoming: IncomingMessage) async throws(StoreError) -> StoredMessage {
         try await write { db in
-            let message = incoming.message
-            let envelope = message.envelope
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT \(MessageColumn.selection), seq, search_text FROM message WHERE id = ?", arguments: [envelope.id])
-            else {
-                throw StoreError(.notFound, "message '\(envelope.id)' is not stored")
-            }
-            let stored = self.storedMessage(row)
-            if let conflict = StoreRows.editConflict(replacing: stored, with: message) { throw conflict }
-            try Self.rewrite(stored, seq: row[MessageColumn.end], oldSearchText: row[MessageColumn.end + 1], as: message, envelopeBytes: incoming.envelopeBytes, db)
-            try Self.appendChange(.edited, conversation: stored.conversationID, message: stored.id, db)
-            guard let updated = try Row.fetchOne(db, sql: "SELECT \(MessageColumn.selection) FROM message WHERE id = ?", arguments: [stored.id]) else {
-                throw StoreError(.database, "message '\(stored.id)' vanished while it was replaced")
-            }
-            return self.storedMessage(updated)
+            let (stored, row) = try self.storedRow(incoming.message.envelope.id, db)
+            return try self.replace(stored, row: row, with: incoming, db)
         }
+    }
+
+    /// Reads, transforms and replaces the message in one write transaction, which SQLite begins `IMMEDIATE`: it
+    /// holds the file's write lock from the read on, so that no other connection, of this process or another,
+    /// writes in between.
+    @discardableResult
+    public func replace(messageID: String, with transform: @escaping @Sendable (StoredMessage) throws -> IncomingMessage) async throws -> StoredMessage {
+        // The transform's own error leaves the transaction (which has written nothing) as a value, and is thrown as it is.
+        let outcome: Result<StoredMessage, any Error> = try await write { db in
+            let (stored, row) = try self.storedRow(messageID, db)
+            let incoming: IncomingMessage
+            do {
+                incoming = try transform(stored)
+            } catch {
+                return .failure(error)
+            }
+            if let conflict = StoreRows.idConflict(replacing: stored, with: incoming.message) { throw conflict }
+            return .success(try self.replace(stored, row: row, with: incoming, db))
+        }
+        return try outcome.get()
+    }
+
+    /// The stored message `id` and its row (with `seq` and `search_text` after the message's columns).
+    private func storedRow(_ id: String, _ db: Database) throws -> (StoredMessage, Row) {
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(MessageColumn.selection), seq, search_text FROM message WHERE id = ?", arguments: [id]) else {
+            throw StoreError(.notFound, "message '\(id)' is not stored")
+        }
+        return (storedMessage(row), row)
+    }
+
+    /// Writes `incoming` as the new version of `stored`, whose row `row` is, and records the edit.
+    private func replace(_ stored: StoredMessage, row: Row, with incoming: IncomingMessage, _ db: Database) throws -> StoredMessage {
+        let message = incoming.message
+        if let conflict = StoreRows.editConflict(replacing: stored, with: message) { throw conflict }
+        try Self.rewrite(stored, seq: row[MessageColumn.end], oldSearchText: row[MessageColumn.end + 1], as: message, envelopeBytes: incoming.envelopeBytes, db)
+        try Self.appendChange(.edited, conversation: stored.conversationID, message: stored.id, db)
+        guard let updated = try Row.fetchOne(db, sql: "SELECT \(MessageColumn.selection) FROM message WHERE id = ?", arguments: [stored.id]) else {
+            throw StoreError(.database, "message '\(stored.id)' vanished while it was replaced")
+        }
+        return storedMessage(updated)
     }
 
     /// Writes a stored message's decoded columns (and, for an edit, its envelope) from `message`, with its

@@ -2,16 +2,20 @@
 /// keys goes on. A key's entry exists only while someone holds it or waits for it, so the lock holds as many
 /// entries as keys in use, never more.
 ///
-/// It serializes within one process only: two processes on one database need a guard in the store.
-actor KeyedLock<Key: Hashable & Sendable> {
+/// It serializes within one process only: two processes on one database need a guard in the database
+/// (``MessageStore/replace(messageID:with:)`` is one).
+package actor KeyedLock<Key: Hashable & Sendable> {
     /// For each key held, the work waiting for it, oldest first.
     private var waiting: [Key: [CheckedContinuation<Void, Never>]] = [:]
 
+    /// A lock with no key held.
+    package init() {}
+
     /// How many keys are held now: 0 once every holder has left.
-    var heldKeys: Int { waiting.count }
+    package var heldKeys: Int { waiting.count }
 
     /// Waits until `key` is free, then holds it.
-    func lock(_ key: Key) async {
+    package func lock(_ key: Key) async {
         guard waiting[key] != nil else {
             waiting[key] = []
             return
@@ -20,7 +24,7 @@ actor KeyedLock<Key: Hashable & Sendable> {
     }
 
     /// Hands `key` to the oldest waiter, or frees it and forgets it.
-    func unlock(_ key: Key) {
+    package func unlock(_ key: Key) {
         guard var queue = waiting[key] else { return }
         if queue.isEmpty {
             waiting[key] = nil
@@ -32,7 +36,7 @@ actor KeyedLock<Key: Hashable & Sendable> {
     }
 
     /// Runs `body` holding `key`, and frees the key however `body` ends.
-    nonisolated func withLock<T: Sendable>(_ key: Key, _ body: () async throws -> T) async throws -> T {
+    package nonisolated func withLock<T: Sendable>(_ key: Key, _ body: () async throws -> T) async throws -> T {
         await lock(key)
         do {
             let value = try await body()
