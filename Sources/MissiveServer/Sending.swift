@@ -60,9 +60,6 @@ extension MissiveServer {
                 status: .unprocessableContent, code: "refused-content",
                 message: "\(TextHygiene.line(envelope.objectName)) refused the content: \(TextHygiene.line(reason))")
         }
-        if let unknown = message.unknown, case .notRegistered = unknown.reason, NameGrammar.isReservedObjectName(envelope.objectName) {
-            throw APIError.reservedType(envelope.objectName)
-        }
         let outcome = try await store.ingest([IncomingMessage(message)]).outcomes.first
         switch outcome {
         case .stored?:
@@ -133,15 +130,6 @@ extension MissiveServer {
 }
 
 extension APIError {
-    /// A message of a type under Missive's reserved prefix that the server's Missive does not have: no plugin may
-    /// register such a type, so the server cannot tell a newer built-in from a made-up one, and refuses it.
-    static func reservedType(_ objectName: String) -> APIError {
-        APIError(
-            status: .unprocessableContent, code: "reserved-type",
-            message: "\(TextHygiene.line(objectName)) uses the prefix \(NameGrammar.reservedPrefix), reserved for Missive's built-in types, "
-                + "and the server's Missive (\(MissiveVersion.string)) has no built-in type of that name")
-    }
-
     /// A message the store said it stored and then did not find.
     static func storeLost(_ id: String) -> APIError {
         APIError(status: .serviceUnavailable, code: "store-unavailable", message: "the store did not keep \(TextHygiene.line(id))")

@@ -36,8 +36,6 @@ import Testing
         let refused: [(envelope: String, code: String, says: String)] = [
             // Content the server's plugin rejects.
             (#"{"id":"r1","objectName":"demo:poll","content":{"question":5}}"#, "refused-content", "demo:poll refused the content"),
-            // A type under the prefix reserved for Missive's built-ins that Missive does not have.
-            (#"{"id":"r2","objectName":"MS:Hologram","content":{"x":1}}"#, "reserved-type", "MS:Hologram uses the prefix MS:"),
             // Content over the server's limit.
             (#"{"id":"r3","objectName":"MS:Text","content":{"content":"\#(big)"}}"#, "content-too-large", "the server takes 1024 at most"),
             // Not an envelope at all.
