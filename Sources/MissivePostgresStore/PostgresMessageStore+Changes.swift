@@ -1,5 +1,8 @@
+import Foundation
 import Logging
+import Missive
 import MissiveStore
+import NIOCore
 import PostgresNIO
 import Synchronization
 
@@ -18,7 +21,7 @@ extension PostgresMessageStore {
             try await transaction.query(
                 """
                 SELECT \(unescaped: MessageColumns.selection), change.position, change.kind, change.conversation_id,
-                    change.message_id, change.member_id
+                    change.message_id, change.member_id, change.envelope, change.persistence
                 FROM change LEFT JOIN message ON message.id = change.message_id AND change.kind IN ('stored', 'edited')
                 WHERE change.position > \(position) ORDER BY change.position LIMIT \(max(0, limit))
                 """
@@ -26,6 +29,15 @@ extension PostgresMessageStore {
                 let columns = row.makeRandomAccess()
                 let end = MessageColumns.count
                 guard let kind = StoreChange.Kind(rawValue: try columns[end + 1].decode(String.self)) else { return nil }
+                if kind == .transient {
+                    guard let envelope = try columns[end + 5].decode(ByteBuffer?.self),
+                        let persistence = try columns[end + 6].decode(Int?.self).flatMap({ UInt32(exactly: $0) }).flatMap(Persistence.init(rawValue:))
+                    else { return nil }
+                    return StoreChange(
+                        position: try columns[end].decode(Int64.self), transient: Array(envelope.readableBytesView), persistence: persistence,
+                        conversationID: try columns[end + 2].decode(String.self), messageID: try columns[end + 3].decode(String?.self) ?? "",
+                        memberID: try columns[end + 4].decode(String?.self) ?? "")
+                }
                 let message = try columns[0].decode(String?.self) == nil ? nil : try MessageColumns.storedMessage(row, reader: reader)
                 return StoreChange(
                     position: try columns[end].decode(Int64.self), kind: kind, conversationID: try columns[end + 2].decode(String.self),
@@ -38,6 +50,33 @@ extension PostgresMessageStore {
         try await read { transaction in
             try await transaction.query("SELECT COALESCE(MAX(position), 0)::bigint FROM change")[0].decode(Int64.self)
         }
+    }
+
+    /// Appends the transient change, after removing those older than `StoreChange/transientLifetime`, in one
+    /// transaction under the change lock (so that its position keeps commit order), then notifies the followers.
+    @discardableResult
+    public func publishTransient(_ message: IncomingMessage) async throws(StoreError) -> Int64 {
+        let envelope = message.message.envelope
+        guard message.isTransient else {
+            throw StoreError(.conflict, "\(envelope.id): its persistence says to store it, not to publish it", path: location)
+        }
+        let bytes = ByteBuffer(bytes: message.envelopeBytes)
+        let persistence = Int(message.message.persistence.rawValue)
+        let conversationID = envelope.conversationID, messageID = envelope.id, senderID = envelope.senderID
+        let position = try await transaction { transaction in
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            try await transaction.query("SELECT pg_advisory_xact_lock(\(Self.changeLock))")
+            try await transaction.query("DELETE FROM change WHERE kind = 'transient' AND published_at < \(now - StoreChange.transientLifetime)")
+            return try await transaction.query(
+                """
+                INSERT INTO change(kind, conversation_id, message_id, member_id, envelope, persistence, published_at)
+                VALUES ('transient', \(conversationID), \(messageID), \(senderID), \(bytes), \(persistence), \(now))
+                RETURNING position
+                """
+            )[0].decode(Int64.self)
+        }
+        notifier.changesCommitted()
+        return position
     }
 
     /// Listens for the store's notifications on a connection of its own (opened at the first call), then

@@ -85,7 +85,13 @@ enum PostgresSchema {
                 member_id text COLLATE "C"
             )
             """,
-        ]
+        ],
+        // Messages the store does not keep (`none`, `status`) ride the feed: a `transient` change carries the
+        // envelope, its persistence and when it was published, so that it can be removed 10 minutes later.
+        [
+            "ALTER TABLE change ADD COLUMN envelope bytea, ADD COLUMN persistence integer, ADD COLUMN published_at bigint",
+            "CREATE INDEX change_transient ON change (published_at) WHERE kind = 'transient'",
+        ],
     ]
 
     /// The newest schema this version knows.

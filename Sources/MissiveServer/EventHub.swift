@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Missive
 import MissiveStore
@@ -11,8 +12,14 @@ import Synchronization
 /// it concerns, in feed order: a message stored, edited or deleted goes to every member of its conversation, a
 /// read mark to the member who moved it (so that its other devices follow), a join or leave to the members. The
 /// feed is the only source, so a message stored by another server process on the same database reaches these
-/// connections as well. Messages the store does not keep (`none`, `status`) are handed over directly by
-/// ``deliverTransient(_:persistence:conversation:to:)``.
+/// connections as well. Messages the store does not keep (`none`, `status`) come through the feed too, as
+/// `transient` changes (`MessageStore.publishTransient`), to every member of the conversation online on any
+/// instance; only a store that cannot carry them has them handed over directly, to this process's connections
+/// (``deliverTransient(_:persistence:conversation:to:)``).
+///
+/// Who is online is shared by the instances over one data folder (see `ServerAccounts` presence): this hub writes
+/// which members are connected to it, and ``offline(_:)`` asks about the others, so that a member connected to
+/// any instance gets no push and has no `none` message kept for it.
 ///
 /// Each connection has a bounded queue. A member whose connection does not read fast enough to keep its queue
 /// below the bound is disconnected, never buffered for without end; it resumes from its last position.
@@ -40,11 +47,25 @@ final class EventHub: Sendable {
     private let logger: Logger
     /// The most events a connection may have waiting.
     let queueLength: Int
+    /// Where the instances say who is connected to them; `nil`: this process's connections alone count.
+    private let accounts: ServerAccounts?
+    /// This process's name in the presence rows.
+    let instance = "i-" + UUID().uuidString.lowercased()
+    /// The members whose count of connections changed, and heartbeats, for the one task that writes presence.
+    private let presence: (stream: AsyncStream<PresenceEvent>, sink: AsyncStream<PresenceEvent>.Continuation)
 
-    init(store: any MessageStore, queueLength: Int, logger: Logger) {
+    private enum PresenceEvent: Sendable {
+        case member(String)
+        case heartbeat
+    }
+
+    init(store: any MessageStore, queueLength: Int, logger: Logger, accounts: ServerAccounts? = nil) {
         self.store = store
         self.queueLength = max(16, queueLength)
         self.logger = logger
+        self.accounts = accounts
+        let (stream, sink) = AsyncStream.makeStream(of: PresenceEvent.self)
+        presence = (stream, sink)
     }
 
     // MARK: Connections
@@ -56,6 +77,7 @@ final class EventHub: Sendable {
             state.nextID += 1
             state.connections[id] = Connection(member: member, queue: queue, close: close)
             state.byMember[member, default: []].insert(id)
+            if state.byMember[member]?.count == 1 { presence.sink.yield(.member(member)) }
             return (id, state.position)
         }
     }
@@ -65,7 +87,10 @@ final class EventHub: Sendable {
         let connection = state.withLock { state -> Connection? in
             guard let connection = state.connections.removeValue(forKey: id) else { return nil }
             state.byMember[connection.member]?.remove(id)
-            if state.byMember[connection.member]?.isEmpty == true { state.byMember[connection.member] = nil }
+            if state.byMember[connection.member]?.isEmpty == true {
+                state.byMember[connection.member] = nil
+                presence.sink.yield(.member(connection.member))
+            }
             return connection
         }
         connection?.queue.finish()
@@ -74,6 +99,20 @@ final class EventHub: Sendable {
     /// Whether `member` has a live connection to this server.
     func isOnline(_ member: String) -> Bool {
         state.withLock { $0.byMember[member] != nil }
+    }
+
+    /// Those of `members` with no live connection to any instance: not to this one, and no other says so in the
+    /// presence rows. When the rows cannot be read, this process's connections alone count (logged).
+    func offline(_ members: [String]) async -> [String] {
+        let local = members.filter { !isOnline($0) }
+        guard !local.isEmpty, let accounts else { return local }
+        do {
+            let elsewhere = try await accounts.onlineElsewhere(local, instance: instance)
+            return local.filter { !elsewhere.contains($0) }
+        } catch {
+            logger.warning("presence: cannot read who is online on the other instances: \(error)")
+            return local
+        }
     }
 
     /// Waits until the feed is being followed, so that a connection made now misses nothing.
@@ -103,7 +142,10 @@ final class EventHub: Sendable {
                         state.byMember[member]?.remove(id)
                     }
                 }
-                if state.byMember[member]?.isEmpty == true { state.byMember[member] = nil }
+                if state.byMember[member]?.isEmpty == true {
+                    state.byMember[member] = nil
+                    presence.sink.yield(.member(member))
+                }
             }
             if let position { state.position = max(state.position, position) }
             return (overflowing, offline)
@@ -116,8 +158,8 @@ final class EventHub: Sendable {
         return offline
     }
 
-    /// Hands a message its flag keeps out of the store to the members' connections now. Returns the members
-    /// that have none.
+    /// Hands a message its flag keeps out of the store to the members' connections now, for a store that cannot
+    /// publish it on its feed. Returns the members that have none.
     func deliverTransient(_ envelope: [UInt8], persistence: Persistence, conversation: String, to members: [String]) -> [String] {
         hand(OutboundEvent(position: nil, bytes: EventJSON.transient(envelope, persistence: persistence, conversation: conversation)), to: members)
     }
@@ -129,11 +171,53 @@ final class EventHub: Sendable {
     /// from the same position: nothing is skipped.
     func run() async throws {
         let start = try await startPosition()
+        if let accounts {
+            do {
+                try await accounts.preparePresence()
+            } catch {
+                logger.error("presence: cannot make the presence table: \(error)")
+            }
+        }
         state.withLock { state in
             state.position = start
             state.started = true
         }
-        try await cancelWhenGracefulShutdown { try await self.follow(from: start) }
+        try await cancelWhenGracefulShutdown {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await self.follow(from: start) }
+                if let accounts = self.accounts {
+                    group.addTask { await self.keepPresence(accounts) }
+                    group.addTask {
+                        while !Task.isCancelled {
+                            self.presence.sink.yield(.heartbeat)
+                            try await Task.sleep(for: ServerAccounts.presenceHeartbeat)
+                        }
+                    }
+                }
+                _ = try await group.next()
+                group.cancelAll()
+            }
+        }
+        if let accounts { try? await accounts.withdrawPresence(instance: instance) }
+    }
+
+    /// Writes this instance's presence rows: a member's as its first connection opens or its last closes, all of
+    /// them at each heartbeat; one write at a time, in order, each with the state of the moment.
+    private func keepPresence(_ accounts: ServerAccounts) async {
+        for await event in presence.stream {
+            do {
+                switch event {
+                case .member(let member):
+                    let count = state.withLock { $0.byMember[member]?.count ?? 0 }
+                    try await accounts.setPresence(instance: instance, member: member, connections: count)
+                case .heartbeat:
+                    let members = state.withLock { $0.byMember.mapValues(\.count) }
+                    try await accounts.writeHeartbeat(instance: instance, members: members)
+                }
+            } catch {
+                logger.warning("presence: cannot write who is connected here: \(error)")
+            }
+        }
     }
 
     /// The feed's last position now, asked again every second while the store does not answer.
@@ -173,6 +257,13 @@ final class EventHub: Sendable {
             _ = state.withLock { $0.members.removeValue(forKey: change.conversationID) }
         }
         do {
+            // A message not kept goes to the members online now, live only: a resumed stream does not get it again
+            // (a `status` is for who is online; a `none` waits in the accounts for who was not).
+            if change.kind == .transient, let envelope = change.envelope, let persistence = change.persistence {
+                let bytes = EventJSON.transient(envelope, persistence: persistence, conversation: change.conversationID)
+                hand(OutboundEvent(position: change.position, bytes: bytes), to: Set(try await members(of: change.conversationID)), at: change.position)
+                return
+            }
             guard let (event, recipients) = try await event(for: change) else {
                 state.withLock { $0.position = max($0.position, change.position) }
                 return

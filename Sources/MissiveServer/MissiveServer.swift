@@ -66,7 +66,7 @@ public struct MissiveServer: Sendable {
         self.accounts = accounts
         self.media = media
         self.logger = logger
-        events = EventHub(store: store, queueLength: configuration.limits.eventQueueLength, logger: logger)
+        events = EventHub(store: store, queueLength: configuration.limits.eventQueueLength, logger: logger, accounts: accounts)
         rateLimit = RateLimit.Buckets(burst: configuration.limits.burst, perSecond: configuration.limits.requestsPerSecond)
         pushes = configuration.pushGateway.map { [store] gateway in
             PushDispatcher(

@@ -18,7 +18,8 @@ extension MissiveServer {
     /// conversation the one given (an envelope that names another is refused). Without an `id`, the server gives
     /// one; with one, sending the same envelope again answers with the stored message instead of storing it twice.
     /// A stored message reaches the members through the store's change feed; one its flag keeps out of the store
-    /// (`none`, `status`) goes to the members online at once, and `none` waits for those who are not.
+    /// (`none`, `status`) is published on the feed as a transient change, which reaches the members online on
+    /// every instance, and `none` waits for those who are not.
     func accept(_ body: [UInt8], from member: String, in conversation: String) async throws -> Accepted {
         let members = try await requireMembership(member, conversation)
         guard case .object(let fields)? = try? JSONValue.parse(body) else {
@@ -64,7 +65,9 @@ extension MissiveServer {
         switch outcome {
         case .stored?:
             guard let stored = try await store.message(id: envelope.id) else { throw APIError.storeLost(envelope.id) }
-            schedulePushes(for: message, from: member, in: conversation, to: members.filter { !events.isOnline($0) })
+            var offline: [String] = []
+            if pushes != nil { offline = await events.offline(members) }
+            schedulePushes(for: message, from: member, in: conversation, to: offline)
             return .stored(stored, isNew: true)
         case .duplicate?:
             // A retry of the same send gets the stored message; another message under a taken id is refused.
@@ -76,7 +79,13 @@ extension MissiveServer {
             return .stored(stored, isNew: false)
         case .notStored?:
             let bytes = envelope.encoded()
-            let offline = events.deliverTransient(bytes, persistence: message.persistence, conversation: conversation, to: members)
+            var offline: [String] = []
+            // Through the feed, so that the members connected to every instance get it.
+            if try await publishTransient(message) {
+                if message.persistence == .none { offline = await events.offline(members) }
+            } else {
+                offline = events.deliverTransient(bytes, persistence: message.persistence, conversation: conversation, to: members)
+            }
             if message.persistence == .none {
                 try await accounts.keepPending(bytes, conversation: conversation, for: offline.filter { $0 != member })
                 schedulePushes(for: message, from: member, in: conversation, to: offline)
@@ -86,6 +95,18 @@ extension MissiveServer {
             throw APIError.badRequest("refused-by-store", reason)
         case nil:
             throw APIError.storeLost(envelope.id)
+        }
+    }
+
+    /// Publishes a message its flag keeps out of the store on the store's feed, which hands it to the members online
+    /// on every instance; `false` when the store cannot (a store without the feed for it), and it was not.
+    private func publishTransient(_ message: Message) async throws -> Bool {
+        do throws(StoreError) {
+            try await store.publishTransient(IncomingMessage(message))
+            return true
+        } catch {
+            if error.code == .unsupported { return false }
+            throw error
         }
     }
 

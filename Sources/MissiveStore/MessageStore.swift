@@ -180,6 +180,20 @@ public protocol MessageStore: Sendable {
     /// Recounts unread counts, message counts, newest messages and reply counts from the rows, and checks
     /// the database and its search index; reports every counter that differs.
     func checkConsistency() async throws(StoreError) -> ConsistencyReport
+
+    // MARK: Transient messages
+
+    /// Appends a message whose persistence keeps it out of the store (`none`, `status`) to the change feed, as a
+    /// ``StoreChange/Kind/transient`` change that carries its envelope byte for byte, so that every follower of
+    /// the feed (every server process over this store) hands it on. Nothing else is written: it is never
+    /// counted, never in history or search, and it leaves the feed after ``StoreChange/transientLifetime`` (removed by a
+    /// later publish). A store without a feed to carry it keeps the default, which throws
+    /// ``StoreError/Code/unsupported``.
+    ///
+    /// - Returns: the change's position.
+    /// - Throws: ``StoreError/Code/conflict`` for a message whose persistence says to store it.
+    @discardableResult
+    func publishTransient(_ message: IncomingMessage) async throws(StoreError) -> Int64
 }
 
 extension MessageStore {

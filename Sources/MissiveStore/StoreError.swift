@@ -19,6 +19,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case newerSchema = "newer-schema"
             case unavailable = "unavailable"
             case timeout = "timeout"
+            case unsupported = "unsupported"
         }
 
         private let base: Base
@@ -53,6 +54,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unavailable = Code(.unavailable)
         /// A statement ran longer than the store's statement timeout; the call changed nothing.
         public static let timeout = Code(.timeout)
+        /// The store does not do what was asked (a backend without it); nothing was changed.
+        public static let unsupported = Code(.unsupported)
 
         /// The stable, kebab-case spelling used in JSON output, for example `has-replies`.
         public var description: String { base.rawValue }

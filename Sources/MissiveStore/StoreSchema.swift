@@ -131,6 +131,14 @@ enum StoreSchema {
                     """)
             try SQLiteMessageStore.recount(db)
         }
+        // Messages the store does not keep (`none`, `status`) ride the feed: a `transient` change carries the
+        // envelope, its persistence and when it was published, so that it can be removed 10 minutes later.
+        migrator.registerMigration("v3-transient") { db in
+            try db.execute(sql: "ALTER TABLE change ADD COLUMN envelope BLOB")
+            try db.execute(sql: "ALTER TABLE change ADD COLUMN persistence INTEGER")
+            try db.execute(sql: "ALTER TABLE change ADD COLUMN published_at INTEGER")
+            try db.execute(sql: "CREATE INDEX change_transient ON change(published_at) WHERE kind = 'transient'")
+        }
         return migrator
     }
 }

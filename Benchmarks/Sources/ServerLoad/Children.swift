@@ -17,6 +17,7 @@ extension ServerLoad {
     /// `server-child DATA STORE MEMBERS TOKENS`: a MissiveServer on loopback, port chosen by the system, with its
     /// data in `DATA`, its store in `DATA` (`STORE` = `sqlite`) or at a `postgres://` URL, `MEMBERS` members
     /// (`m0`, `m1`, ...) whose tokens are written to the file `TOKENS`, one a line. The rate limit is lifted.
+    /// With `MEMBERS` 0 it makes none and writes no tokens: a second instance on the first's data and store.
     public static func missiveChild(_ arguments: [String]) async throws {
         raiseFileLimit()
         exitWhenStandardInputEnds()
@@ -29,10 +30,12 @@ extension ServerLoad {
         var logger = Logger(label: "missive-bench-server") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .notice
         let server = try await MissiveServer.open(configuration: configuration, registry: MessageRegistry.Builder().build(), logger: logger)
-        var tokens: [String] = []
-        tokens.reserveCapacity(members)
-        for index in 0..<members { tokens.append(try server.accounts.add(member: "m\(index)")) }
-        try (tokens.joined(separator: "\n") + "\n").write(toFile: tokensPath, atomically: true, encoding: .utf8)
+        if members > 0 {
+            var tokens: [String] = []
+            tokens.reserveCapacity(members)
+            for index in 0..<members { tokens.append(try server.accounts.add(member: "m\(index)")) }
+            try (tokens.joined(separator: "\n") + "\n").write(toFile: tokensPath, atomically: true, encoding: .utf8)
+        }
         try await server.run(stopsOnSignals: true) { _, port in
             FileHandle.standardOutput.write(Data("PORT \(port)\nREADY\n".utf8))
         }

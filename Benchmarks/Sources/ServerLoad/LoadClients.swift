@@ -17,12 +17,16 @@ struct MemberCounts {
     var accepted: [UInt32] = []
     /// Acceptance latencies, in nanoseconds.
     var acceptLatencies: [Int64] = []
+    /// When each accepted message's answer came (monotonic nanoseconds), by sequence number: its commit.
+    var acceptedAt: [UInt32: Int64] = [:]
     /// `error` answers, by code.
     var errors: [String: Int] = [:]
     /// Frames of a kind the benchmark did not expect.
     var unexpected = 0
     /// Every message received (sender << 32 | sequence), the sender's own included.
     var received: [UInt64] = []
+    /// When each of ``received`` came (monotonic nanoseconds).
+    var receivedAt: [Int64] = []
     /// The message ids seen, to find duplicates (for Missive the server's id; for the floor, sender and sequence).
     var ids: Set<String> = []
     var duplicates = 0
@@ -44,11 +48,14 @@ final class LoadMember: Sendable {
     let windowEnd = Atomic<Int64>(.max)
     /// Whether the floor (echo as acceptance, sender and sequence as id) or Missive is being measured.
     let floor: Bool
+    /// The server instance it connects to: 0, or 1 for the second of two.
+    let instance: Int
 
-    init(index: Int, conversation: String, floor: Bool) {
+    init(index: Int, conversation: String, floor: Bool, instance: Int = 0) {
         self.index = index
         self.conversation = conversation
         self.floor = floor
+        self.instance = instance
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
         outgoing = stream
         sink = continuation
@@ -103,6 +110,7 @@ final class LoadMember: Sendable {
                     return
                 }
                 counts.received.append(key)
+                counts.receivedAt.append(now)
                 counts.latencies.append(now - sentAt)
                 if inWindow { counts.deliveredInWindow += 1 }
                 if floor && sender == index {
@@ -116,6 +124,7 @@ final class LoadMember: Sendable {
                     return
                 }
                 counts.accepted.append(sequence)
+                counts.acceptedAt[sequence] = now
                 counts.acceptLatencies.append(now - sentAt)
                 if inWindow { counts.acceptedInWindow += 1 }
             case .error(let code):

@@ -30,6 +30,9 @@ public enum ServerLoad {
         public var work = NSTemporaryDirectory() + "missive-bench/server"
         /// Which servers to run: `missive`, `floor` or both.
         public var servers = ["missive", "floor"]
+        /// Missive server processes on the one store (a PostgreSQL URL for 2): with 2, the members of odd index
+        /// connect to the second, the others to the first, so that each conversation has members on both.
+        public var instances = 1
 
         public init() {}
 
@@ -42,6 +45,7 @@ public enum ServerLoad {
             case "--server-drain": drainSeconds = next().flatMap(Double.init) ?? drainSeconds
             case "--server-client-threads": clientThreads = next().flatMap(Int.init) ?? clientThreads
             case "--server-only": servers = [next() ?? "missive"]
+            case "--server-instances": instances = max(1, min(2, next().flatMap(Int.init) ?? instances))
             default: return false
             }
             return true
@@ -68,6 +72,12 @@ public enum ServerLoad {
         var latencyMax: Double
         var acceptP50: Double
         var acceptP99: Double
+        /// From the sender's `sent` answer (the commit) to a frame's arrival at another member, in ms: members of
+        /// the sender's own instance, and (with two instances) members of the first when the sender is on the second.
+        var commitSameP50: Double
+        var commitSameP99: Double
+        var commitCrossP50: Double
+        var commitCrossP99: Double
         var serverIdleMiB: Double
         var serverConnectedMiB: Double
         var serverAfterMiB: Double
@@ -89,6 +99,10 @@ public enum ServerLoad {
         print("- offered: \(format(options.rate, 0)) messages/s for \(format(options.seconds, 0)) s per run, \(options.runs) runs of each server, drain up to \(format(options.drainSeconds, 0)) s")
         print("- store: \(options.store == "sqlite" ? "SQLite (a new file each run)" : "PostgreSQL (a new database each run)"); open-file limit of the benchmark: \(limit)")
         print("- clients: one NIO event-loop group of \(options.clientThreads) thread(s) in the benchmark process; each server in a child process\n")
+        if options.instances == 2 {
+            guard options.store != "sqlite" else { throw LoadError("--server-instances 2 needs --server-store postgres://…") }
+            print("- two Missive instances on the one database and data folder; members of odd index on the second, the others on the first\n")
+        }
         FileHandle.standardError.write(Data("server load: \(options.runs) runs × \(options.servers.joined(separator: " + ")), \(options.seconds) s each\n".utf8))
 
         var results: [String: [RunResult]] = [:]
@@ -108,6 +122,7 @@ public enum ServerLoad {
 
     static func summary(_ r: RunResult) -> String {
         "accepted \(format(r.acceptedPerSecond, 1))/s, delivered \(format(r.deliveredPerSecond, 0))/s, p50 \(format(r.latencyP50, 2)) ms, p99 \(format(r.latencyP99, 2)) ms, "
+            + "commit→delivery same p50 \(format(r.commitSameP50, 2)) / p99 \(format(r.commitSameP99, 2)) ms, across p50 \(format(r.commitCrossP50, 2)) / p99 \(format(r.commitCrossP99, 2)) ms, "
             + "max \(format(r.latencyMax, 1)) ms, lost \(r.lost), dup \(r.duplicates), ended \(r.ended), errors \(r.errors), server CPU \(format(r.serverCPU, 0))%, "
             + "clients CPU \(format(r.clientsCPU, 0))%, RSS \(format(r.serverIdleMiB, 1))→\(format(r.serverConnectedMiB, 1))→\(format(r.serverAfterMiB, 1)) MiB"
     }
@@ -121,31 +136,37 @@ public enum ServerLoad {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let tokensPath = folder + "/tokens"
 
-        // The server, in a child process.
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: executable)
-        if floor {
-            child.arguments = ["floor-child"]
-        } else {
-            var store = "sqlite"
-            if options.store != "sqlite" { store = try recreateDatabase(options.store) }
-            child.arguments = ["server-child", folder, store, String(options.members), tokensPath]
-        }
-        let input = Pipe(), output = Pipe()
-        child.standardInput = input
-        child.standardOutput = output
-        try child.run()
-        // Closing its standard input ends the child.
+        // The server, in a child process (two for two instances: the second shares the first's data and store,
+        // and makes no members of its own).
+        var store = "sqlite"
+        if !floor && options.store != "sqlite" { store = try recreateDatabase(options.store) }
+        let instances = floor ? 1 : options.instances
+        var children: [(process: Process, input: Pipe)] = []
+        var ports: [Int] = []
         var stopped = false
         func stop() {
             guard !stopped else { return }
             stopped = true
-            try? input.fileHandleForWriting.close()
-            child.waitUntilExit()
+            // Closing its standard input ends a child.
+            for child in children { try? child.input.fileHandleForWriting.close() }
+            for child in children { child.process.waitUntilExit() }
         }
         defer { stop() }
-        let pid = String(child.processIdentifier)
-        let port = try readPort(output.fileHandleForReading)
+        for instance in 0..<instances {
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: executable)
+            child.arguments =
+                floor ? ["floor-child"] : ["server-child", folder, store, String(instance == 0 ? options.members : 0), tokensPath]
+            let input = Pipe(), output = Pipe()
+            child.standardInput = input
+            child.standardOutput = output
+            try child.run()
+            children.append((child, input))
+            ports.append(try readPort(output.fileHandleForReading))
+        }
+        let pid = String(children[0].process.processIdentifier)
+        let pids = children.map { String($0.process.processIdentifier) }
+        let port = ports[0]
         let tokens: [String?] =
             floor
             ? Array(repeating: nil, count: options.members)
@@ -165,12 +186,14 @@ public enum ServerLoad {
         let serverIdle = ProcessStats.residentMiB(pid)
 
         // The connections, 50 at a time, each waiting for its hello.
-        let members = (0..<options.members).map { LoadMember(index: $0, conversation: "c\($0 / options.conversationSize)", floor: floor) }
+        let members = (0..<options.members).map {
+            LoadMember(index: $0, conversation: "c\($0 / options.conversationSize)", floor: floor, instance: $0 % instances)
+        }
         var connections: [Task<Void, Never>] = []
         for batch in stride(from: 0, to: members.count, by: 50) {
             for member in members[batch..<min(batch + 50, members.count)] {
                 let url =
-                    floor ? "ws://127.0.0.1:\(port)/ws?c=\(member.conversation)" : "ws://127.0.0.1:\(port)/api/v1/events"
+                    floor ? "ws://127.0.0.1:\(port)/ws?c=\(member.conversation)" : "ws://127.0.0.1:\(ports[member.instance])/api/v1/events"
                 let token = tokens[member.index]
                 connections.append(Task { await member.connect(url: url, token: token, group: group) })
             }
@@ -195,7 +218,7 @@ public enum ServerLoad {
         }
         let total = Int(options.rate * options.seconds)
         var sequences = [UInt32](repeating: 0, count: options.members)
-        let serverCPUBefore = ProcessStats.cpuSeconds(pid), clientsCPUBefore = ProcessStats.cpuSeconds()
+        let serverCPUBefore = pids.map { ProcessStats.cpuSeconds($0) }.reduce(0, +), clientsCPUBefore = ProcessStats.cpuSeconds()
         let start = ProcessStats.now()
         let windowEnd = start + Int64(options.seconds * 1e9)
         for member in members { member.windowEnd.store(windowEnd, ordering: .relaxed) }
@@ -213,7 +236,7 @@ public enum ServerLoad {
             try await Task.sleep(for: .milliseconds(1))
         }
         while ProcessStats.now() < windowEnd { try await Task.sleep(for: .milliseconds(1)) }
-        let serverCPU = (ProcessStats.cpuSeconds(pid) - serverCPUBefore) / options.seconds * 100
+        let serverCPU = (pids.map { ProcessStats.cpuSeconds($0) }.reduce(0, +) - serverCPUBefore) / options.seconds * 100
         let clientsCPU = (ProcessStats.cpuSeconds() - clientsCPUBefore) / options.seconds * 100
 
         // The drain: until every accepted message reached every member, or nothing more came for a while.
@@ -248,7 +271,7 @@ public enum ServerLoad {
         stop()
         await closing.value
 
-        return tally(members, server: server, options: options, offered: total) { result in
+        return tally(members, server: server, options: options, offered: total, instances: instances) { result in
             result.serverIdleMiB = serverIdle
             result.serverConnectedMiB = serverConnected
             result.serverAfterMiB = serverAfter
@@ -261,7 +284,9 @@ public enum ServerLoad {
     }
 
     /// Adds up what the members counted.
-    static func tally(_ members: [LoadMember], server: String, options: Options, offered: Int, _ finish: (inout RunResult) -> Void) -> RunResult {
+    static func tally(
+        _ members: [LoadMember], server: String, options: Options, offered: Int, instances: Int, _ finish: (inout RunResult) -> Void
+    ) -> RunResult {
         var acceptedKeys = Set<UInt64>()
         var receipts: [UInt64: Int] = [:]
         var latencies: [Int64] = [], acceptLatencies: [Int64] = []
@@ -284,6 +309,29 @@ public enum ServerLoad {
             }
         }
         let expected = acceptedKeys.count * options.conversationSize
+        // Commit to delivery: the sender's `sent` answer to each other member's receipt, on the one clock. With two
+        // instances, senders on the second only: to members of the second (same) and of the first (across).
+        var committedAt: [UInt64: Int64] = [:]
+        for member in members {
+            member.counts.withLock { counts in
+                for (sequence, at) in counts.acceptedAt { committedAt[UInt64(member.index) << 32 | UInt64(sequence)] = at }
+            }
+        }
+        var same: [Int64] = [], across: [Int64] = []
+        for member in members {
+            member.counts.withLock { counts in
+                for (index, key) in counts.received.enumerated() {
+                    let sender = Int(key >> 32)
+                    guard sender != member.index, let committed = committedAt[key] else { continue }
+                    let senderInstance = sender % instances
+                    guard instances == 1 || senderInstance == 1 else { continue }
+                    let delay = counts.receivedAt[index] - committed
+                    if senderInstance == member.instance { same.append(delay) } else { across.append(delay) }
+                }
+            }
+        }
+        same.sort()
+        across.sort()
         var lost = 0
         for key in acceptedKeys { lost += options.conversationSize - min(options.conversationSize, receipts[key] ?? 0) }
         latencies.sort()
@@ -294,6 +342,8 @@ public enum ServerLoad {
             unexpected: unexpected, errors: errors, ended: ended,
             latencyP50: percentile(latencies, 0.50), latencyP99: percentile(latencies, 0.99), latencyMax: Double(latencies.last ?? 0) / 1e6,
             acceptP50: percentile(acceptLatencies, 0.50), acceptP99: percentile(acceptLatencies, 0.99),
+            commitSameP50: percentile(same, 0.50), commitSameP99: percentile(same, 0.99),
+            commitCrossP50: percentile(across, 0.50), commitCrossP99: percentile(across, 0.99),
             serverIdleMiB: 0, serverConnectedMiB: 0, serverAfterMiB: 0, clientsConnectedMiB: 0, clientsAfterMiB: 0, serverCPU: 0, clientsCPU: 0,
             drained: 0)
         finish(&result)
@@ -328,6 +378,10 @@ public enum ServerLoad {
             ("delivery latency max, ms", { $0.latencyMax }, 1, true),
             ("acceptance latency p50, ms (Missive: `sent`; floor: own echo)", { $0.acceptP50 }, 2, true),
             ("acceptance latency p99, ms", { $0.acceptP99 }, 2, true),
+            ("commit to delivery p50, ms, same instance (Missive: `sent` to another member's frame)", { $0.commitSameP50 }, 2, false),
+            ("commit to delivery p99, ms, same instance", { $0.commitSameP99 }, 2, false),
+            ("commit to delivery p50, ms, across instances (sent through the 2nd, received on the 1st)", { $0.commitCrossP50 }, 2, false),
+            ("commit to delivery p99, ms, across instances", { $0.commitCrossP99 }, 2, false),
             ("messages offered", { Double($0.offered) }, 0, false),
             ("messages accepted (all)", { Double($0.accepted) }, 0, false),
             ("deliveries expected (accepted × \(options.conversationSize))", { Double($0.expected) }, 0, false),

@@ -2,7 +2,7 @@ import Foundation
 import ServerLoad
 
 // `missive-bench-server [--server-seconds S] [--server-rate N] [--runs N] [--server-store sqlite|URL] [--server-drain S]
-// [--server-client-threads N] [--server-only missive|floor] [--work DIR]`: the server load section of missive-bench
+// [--server-client-threads N] [--server-only missive|floor] [--server-instances 1|2] [--work DIR]`: the server load section of missive-bench
 // (`missive-bench --only server`) on its own, in an executable that builds without the rest of the benchmark (no
 // swift-syntax, swift-protobuf or simdjson), for a quicker build. It takes the same options.
 do {
