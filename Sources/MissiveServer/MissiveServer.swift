@@ -209,12 +209,19 @@ public struct MissiveServer: Sendable {
             guard try accounts.exists(member: name) else { throw APIError.badRequest("unknown-member", "no member named \(TextHygiene.line(name))") }
             if !members.contains(name) { members.append(name) }
         }
+        let taken = APIError(status: .conflict, code: "conflict", message: "the conversation id \(id) is taken")
         await creation.enter()
         do {
-            let existing = try await store.members(ofConversation: id)
-            let stored = try await store.messages(inConversation: id, limit: 1)
-            guard existing.isEmpty && stored.isEmpty else {
-                throw APIError(status: .conflict, code: "conflict", message: "the conversation id \(id) is taken")
+            // The claim makes the check and the joins one step across the instances that share the accounts file;
+            // the store is checked too, for ids made before claims were kept or by other tools.
+            guard try await accounts.claimConversation(id, by: member) else { throw taken }
+            do {
+                let existing = try await store.members(ofConversation: id)
+                let stored = try await store.messages(inConversation: id, limit: 1)
+                guard existing.isEmpty && stored.isEmpty else { throw taken }
+            } catch {
+                try? await accounts.releaseConversationClaim(id, by: member)
+                throw error
             }
             for name in members { _ = try await store.join(member: name, conversation: id) }
         } catch {

@@ -48,6 +48,7 @@ public struct ServerAccounts: Sendable {
                         CREATE INDEX IF NOT EXISTS session_token ON session(token_hash);
                         """)
                 try Self.makeTypeReportTables(db)
+                try Self.makeConversationClaimTable(db)
             }
         } catch let error as AccountError {
             throw error

@@ -48,6 +48,32 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func twoInstancesMakingOneConversationIdAtOnceLetExactlyOneWin(backend: StoreBackend) async throws {
+        let first = try await RunningServer.start(backend)
+        let second = try await RunningServer.start(
+            backend, dataDirectory: first.server.configuration.dataDirectory, store: first.server.configuration.storeLocation)
+        let alice = try first.member("alice")
+        let eve = try first.member("eve")
+        _ = try first.member("bob")
+        // Alice makes each id with bob through one instance while eve makes it alone through the other. Were the
+        // check and the joins not one step across instances, both would be answered 201 and eve would sit in
+        // alice's conversation with bob.
+        for round in 0..<12 {
+            let id = "room\(round)"
+            let aliceFirst = round.isMultiple(of: 2)
+            async let byAlice = (aliceFirst ? first : second).request(
+                "POST", "/api/v1/conversations", token: alice, body: #"{"id":"\#(id)","members":["bob"]}"#)
+            async let byEve = (aliceFirst ? second : first).request("POST", "/api/v1/conversations", token: eve, body: #"{"id":"\#(id)","members":[]}"#)
+            let answers = try await [byAlice, byEve]
+            #expect(answers.map(\.status).sorted() == [201, 409], "\(id): \(answers.map { "\($0.status) \($0.text)" })")
+            let members = try await first.server.store.members(ofConversation: id).sorted()
+            #expect(members == (answers[0].status == 201 ? ["alice", "bob"] : ["eve"]), "\(id): \(members)")
+        }
+        await second.stop()
+        await first.stop()
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func theStoresAtomicReplaceAppliesConcurrentEditsThroughTwoHandlesEachOnce(backend: StoreBackend) async throws {
         // The store alone: two handles on one database, 40 increments of a counter in a message's content at once.
         let location = try await backend.newLocation()
