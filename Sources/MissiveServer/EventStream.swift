@@ -14,8 +14,9 @@ import NIOWebSocket
 /// position of the last event the client handled) every event after it follows first, then the live ones: no
 /// gap, and none twice. Then come the `none` messages kept while the member was offline, then the live events.
 /// The client may send frames too: `{"type": "send", "conversation": ID, "envelope": {...}, "ref": R}` and
-/// `{"type": "read", "conversation": ID, "upTo": MESSAGE, "ref": R}`, each answered with a frame carrying its
-/// `ref` (`sent`, `marked` or `error`). docs/SERVER.md describes every frame.
+/// `{"type": "read", "conversation": ID, "upTo": MESSAGE, "ref": R}`, and `{"type": "types", "types": [...], "ref": R}`
+/// (a type report), each answered with a frame carrying its `ref` (`sent`, `marked`, `reported` or `error`).
+/// docs/SERVER.md describes every frame.
 extension MissiveServer {
     /// Adds the event stream to `api`, behind its authentication.
     func addEventStream(to api: RouterGroup<ServerContext>) {
@@ -158,8 +159,10 @@ extension MissiveServer {
                 let conversation = try Self.stringField(fields, "conversation")
                 let state = try await markRead(member: member, conversation: conversation, upTo: try Self.stringField(fields, "upTo"))
                 return EventJSON.answer("marked", ref: ref, state)
+            case "types":
+                return EventJSON.answer("reported", ref: ref, try await reportTypes(frameMember: fields["types"], member: member))
             default:
-                throw APIError.badRequest("unknown-frame", "no frame of type \(TextHygiene.line(type)): send or read")
+                throw APIError.badRequest("unknown-frame", "no frame of type \(TextHygiene.line(type)): send, read or types")
             }
         } catch let error as APIError {
             return EventJSON.failure(ref: ref, code: error.code, message: error.message)

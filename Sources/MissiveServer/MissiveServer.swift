@@ -147,6 +147,7 @@ public struct MissiveServer: Sendable {
         addReading(to: api)
         addEventStream(to: api)
         addActionRoutes(to: api)
+        addTypeReports(to: api)
         api.post("conversations/:conversation/media") { request, context in try await uploadMedia(request, context: context) }
         api.get("conversations/:conversation/media/:sha256") { request, context in try await downloadMedia(request, context: context) }
         addWebPage(to: router)

@@ -47,6 +47,7 @@ public struct ServerAccounts: Sendable {
                             created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
                         CREATE INDEX IF NOT EXISTS session_token ON session(token_hash);
                         """)
+                try Self.makeTypeReportTables(db)
             }
         } catch let error as AccountError {
             throw error

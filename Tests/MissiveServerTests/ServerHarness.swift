@@ -17,10 +17,15 @@ struct RunningServer {
     let port: Int
     private let task: Task<Void, any Error>
 
-    /// Starts a server; stop it with ``stop()``.
-    static func start(_ backend: StoreBackend, limits: ServerLimits = ServerLimits(), keepsRefusedContent: Bool = false) async throws -> RunningServer {
-        let data = try Fixtures.temporaryDirectory()
-        let store = try StoreLocation(parsing: try await backend.newLocation())
+    /// Starts a server; stop it with ``stop()``. With `dataDirectory` and `store`, it uses those of another server
+    /// (one started before, or one running beside it) instead of fresh ones.
+    static func start(
+        _ backend: StoreBackend, limits: ServerLimits = ServerLimits(), keepsRefusedContent: Bool = false, dataDirectory: String? = nil,
+        store: StoreLocation? = nil
+    ) async throws -> RunningServer {
+        let data = try dataDirectory ?? Fixtures.temporaryDirectory()
+        var store = store
+        if store == nil { store = try StoreLocation(parsing: try await backend.newLocation()) }
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: data, store: store, limits: limits)
         configuration.keepsRefusedContent = keepsRefusedContent
         let server = try await MissiveServer.open(configuration: configuration, registry: try Fixtures.sampleRegistry(), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
