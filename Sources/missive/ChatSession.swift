@@ -59,9 +59,25 @@ actor ChatSession {
             watchTask.cancel()
         }
         let (lines, sink) = AsyncStream.makeStream(of: String.self)
-        // Standard input is read on a thread of its own: a blocking read would hold a thread of the pool.
+        // Standard input is read on a thread of its own (a blocking read would hold a thread of the pool), with
+        // read(2) rather than stdio: a thread blocked in stdio's reading holds the stream's lock, which `exit`
+        // waits for when the session ends.
         Thread.detachNewThread {
-            while let line = readLine(strippingNewline: true) { sink.yield(line) }
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(STDIN_FILENO, &buffer, buffer.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                pending += buffer[0..<count]
+                while let newline = pending.firstIndex(of: 0x0A) {
+                    var line = Array(pending[..<newline])
+                    pending.removeSubrange(...newline)
+                    if line.last == 0x0D { line.removeLast() }
+                    sink.yield(String(decoding: line, as: UTF8.self))
+                }
+            }
+            if !pending.isEmpty { sink.yield(String(decoding: pending, as: UTF8.self)) }
             sink.finish()
         }
         // The first sync, for 30 s at most: the list is what the member sees first.

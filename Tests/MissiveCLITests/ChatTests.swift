@@ -178,4 +178,39 @@ import Testing
         _ = try await server.api("POST", "conversations/team/messages", token: alice, body: #"{"objectName":"MS:Text","content":{"content":"after the restart"}}"#)
         #expect(try await b.waitFor("team: 1 unread (alice: after the restart)", after: mark), "\(b.text(after: mark))")
     }
+
+    /// A client that stops and starts again resumes from the position it kept beside its store: what was sent
+    /// meanwhile arrives, and nothing is stored twice.
+    @Test(SanitizerRun.timeLimit(minutes: 2)) func aClientStartedAgainResumesWithNoGapAndNothingTwice() async throws {
+        let host = try ChatHost(plugins: [], useBuiltExecutable: true)
+        let (server, tokens) = try await ChatServer.start(host, members: ["alice", "bob"])
+        defer { server.process.stop() }
+        let alice = try #require(tokens["alice"])
+        let bob = try #require(tokens["bob"])
+        #expect(try await server.api("POST", "conversations", token: alice, body: #"{"id":"team","members":["bob"]}"#).status == 201)
+        func send(_ text: String) async throws {
+            let sent = try await server.api("POST", "conversations/team/messages", token: alice, body: #"{"objectName":"MS:Text","content":{"content":"\#(text)"}}"#)
+            #expect(sent.status == 201, "\(sent.json)")
+        }
+        try await send("one")
+        let first = try ChatProcess(host, ["chat", "--server", server.url, "--token", bob])
+        #expect(try await first.waitFor("1. team  1 unread"), "\(first.text())")
+        try await send("two")
+        #expect(try await first.waitFor("team: 2 unread (alice: two)"), "\(first.text())")
+        first.send("/quit")
+        try await Fixtures.offThePool { first.process.waitUntilExit() }
+        #expect(first.process.terminationStatus == 0)
+        let store = "\(host.dataHome)/missive/chat/127.0.0.1-\(server.port)-bob.sqlite"
+        #expect(FileManager.default.fileExists(atPath: store + ".position"))
+
+        try await send("three")
+        try await send("four")
+        let again = try ChatProcess(host, ["chat", "--server", server.url, "--token", bob])
+        defer { again.stop() }
+        // The list comes once connected; the events kept meanwhile follow it (or are in it).
+        #expect(try await again.waitUntil { $0.contains { $0.contains("team  4 unread") || $0.contains("team: 4 unread (alice: four)") } }, "\(again.text())")
+        let texts = try await SQLiteMessageStore(path: store).messages(inConversation: "team").map { String(decoding: try $0.envelope().content, as: UTF8.self) }
+        #expect(texts.count == 4, "\(texts)")
+        for (text, expected) in zip(texts, ["one", "two", "three", "four"]) { #expect(text.contains(expected), "\(texts)") }
+    }
 }
