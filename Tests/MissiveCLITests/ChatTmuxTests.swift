@@ -52,7 +52,12 @@ import Testing
         #expect(poll.status == 201, "\(poll.json)")
 
         let tmux = Tmux()
-        defer { _ = try? Fixtures.runBlocking("/usr/bin/env", ["tmux", "-L", tmux.socket, "kill-server"]) }
+        defer {
+            _ = try? Fixtures.runBlocking("/usr/bin/env", ["tmux", "-L", tmux.socket, "kill-server"])
+            // tmux leaves its socket file behind.
+            let folder = (ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp") + "/tmux-\(getuid())/"
+            try? FileManager.default.removeItem(atPath: folder + tmux.socket)
+        }
         let environment = host.environment.filter { ["XDG_DATA_HOME", "MISSIVE_SYSTEM_PLUGIN_DIR", "MISSIVE_METADATA_CACHE", "MISSIVE_QUARANTINE", "PATH"].contains($0.key) }
             .map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
         let command = "env -u NO_COLOR \(environment) TERM=xterm-256color '\(host.executable)' chat --server \(server.url) --token \(alice)"
