@@ -26,6 +26,8 @@ let package = Package(
         // For chat services: `missive serve`'s server (HTTP, WebSocket, accounts) as a library; it builds Hummingbird
         // and SwiftNIO, which no other library product does.
         .library(name: "MissiveServer", targets: ["MissiveServer"]),
+        // For client hosts of `missive serve`: its HTTP API, its event stream, and a local store kept in step.
+        .library(name: "MissiveClient", targets: ["MissiveClient"]),
         .executable(name: "missive", targets: ["missive"]),
         // For plugin authors: `missive check` alone, without the store, the database client or the server.
         .executable(name: "missive-check", targets: ["missive-check"]),
@@ -121,6 +123,19 @@ let package = Package(
             swiftSettings: strictSwift
         ),
 
+        // A client host's side of the server: the HTTP API (URLSession), the event stream (a WebSocket client) and
+        // the sync of a local one-account store.
+        .target(
+            name: "MissiveClient",
+            dependencies: [
+                "Missive", "MissiveCore", "MissiveStore",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
+
         // The plugin SDK and its macros.
         .macro(
             name: "MissiveMacros",
@@ -158,7 +173,7 @@ let package = Package(
         .executableTarget(
             name: "missive",
             dependencies: [
-                "Missive", "MissiveCommandLine", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissivePostgresStore", "MissiveServer",
+                "Missive", "MissiveCommandLine", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissivePostgresStore", "MissiveServer", "MissiveClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 // The socket errors of `missive serve` (built for the server already).

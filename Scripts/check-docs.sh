@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 # The five library products, and MissiveCore, which has no catalog of its own (its symbols are documented where
 # Missive and MissivePluginKit re-export them) but whose doc comments' links are checked all the same.
-products=(Missive MissivePluginKit MissiveRendering MissiveStore MissivePostgresStore MissiveServer MissiveCore)
+products=(Missive MissivePluginKit MissiveRendering MissiveStore MissivePostgresStore MissiveServer MissiveClient MissiveCore)
 arguments=()
 for product in "${products[@]}"; do arguments+=(--target "$product"); done
 

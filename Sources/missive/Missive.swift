@@ -11,7 +11,7 @@ struct MissiveCommand: AsyncParsableCommand {
         abstract: "Load Missive message-type plugins, inspect them, decode envelopes through them, render conversations, perform actions, keep messages in a store, and sign and verify plugins.",
         version: MissiveVersion.string,
         subcommands: [
-            List.self, Inspect.self, Decode.self, Render.self, Actions.self, Act.self, Compose.self, Store.self, Serve.self, Check.self, Install.self, Uninstall.self,
+            List.self, Inspect.self, Decode.self, Render.self, Actions.self, Act.self, Compose.self, Store.self, Serve.self, Chat.self, Check.self, Install.self, Uninstall.self,
             Quarantine.self, Keygen.self, Sign.self, Verify.self, ScanPlugin.self, JSONExamples.self,
         ]
     )
