@@ -215,6 +215,8 @@ final class EventHub: Sendable {
                     try await accounts.writeHeartbeat(instance: instance, members: members)
                 }
             } catch {
+                // A write cut short by the server stopping is not a failure worth a warning.
+                if Task.isCancelled { break }
                 logger.warning("presence: cannot write who is connected here: \(error)")
             }
         }

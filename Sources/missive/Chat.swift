@@ -47,6 +47,10 @@ extension MissiveCommand {
             guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), !(url.host ?? "").isEmpty else {
                 throw ValidationError("--server must be an http or https URL with a host, such as http://127.0.0.1:8080; got \(server)")
             }
+            // URL takes any number as a port; the server can only be on one from 1 to 65535.
+            if let port = url.port, !(1...65_535).contains(port) {
+                throw ValidationError("--server has the port \(port); a port is from 1 to 65535")
+            }
         }
 
         func run() async throws {

@@ -28,6 +28,14 @@ actor ChatSession {
     var markedUpTo: [String: String] = [:]
     /// Whether the event stream is connected, and whether it ever was.
     var online = false
+    /// Messages not sent because the server could not be reached, oldest first, each with its conversation: sent
+    /// again, in order, when the connection is back. Their ids were made here, so a message the server did take
+    /// before the connection broke is answered as the same message, not stored twice.
+    var outbox: [(envelope: Envelope, target: String)] = []
+    /// The date separator drawn last in the open conversation, so that new messages of the same day get none.
+    var lastSeparator: String?
+    /// Conversations this client started, whose "you are in" notice would repeat what `/new` said.
+    var started: Set<String> = []
     var connectedOnce = false
     var lastFingerprint = ""
 
@@ -74,6 +82,8 @@ actor ChatSession {
                     var line = Array(pending[..<newline])
                     pending.removeSubrange(...newline)
                     if line.last == 0x0D { line.removeLast() }
+                    // Control characters a terminal passes on (Ctrl-L, a stray escape) are not part of what was meant.
+                    line.removeAll { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }
                     sink.yield(String(decoding: line, as: UTF8.self))
                 }
             }
@@ -85,7 +95,6 @@ actor ChatSession {
         while !connectedOnce && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         if !connectedOnce { output.say("not connected yet: the messages kept here are shown; the server's will follow") }
         await list()
-        output.showPrompt()
         for await line in lines {
             guard await perform(line) else { return }
         }
@@ -109,6 +118,9 @@ actor ChatSession {
         let rest = Array(words.dropFirst())
         switch command {
         case "/quit", "/exit":
+            if !outbox.isEmpty {
+                output.say("\(Self.count(outbox.count, "message")) not sent: the server could not be reached")
+            }
             return false
         case "/help":
             output.say(Self.help)
@@ -189,6 +201,7 @@ actor ChatSession {
         }
         open = id
         numbered = []
+        lastSeparator = nil
         output.say("── \(id) ──")
         await drawNew()
     }
@@ -208,7 +221,10 @@ actor ChatSession {
                     let id = item.message.envelope.id
                     guard !numbered.contains(id) else { continue }
                     numbered.append(id)
-                    if let separator = pendingSeparator { lines.append(separator) }
+                    if let separator = pendingSeparator, separator != lastSeparator {
+                        lines.append(separator)
+                        lastSeparator = separator
+                    }
                     pendingSeparator = nil
                     lines.append("[\(numbered.count)]")
                     lines.append(render(block, renderer))
@@ -360,8 +376,8 @@ actor ChatSession {
             }
             switch try await sync.client.perform(action, conversation: stored.conversationID, message: stored.id, arguments: arguments) {
             case .edited(let message):
+                // Stored now; the edit's event, which every member's client gets, draws it (once).
                 try await sync.apply(edit: message)
-                await redraw(id: message.id)
             case .url(let url):
                 output.say("open \(url)")
             }
@@ -464,11 +480,43 @@ actor ChatSession {
             case .delivered:
                 output.say("delivered to who is online (not kept)")
             }
+        } catch let error as ServerClientError where error.status == nil && error.code == "unreachable" {
+            outbox.append((envelope, target))
+            output.say("not sent yet: \(error.message); it is sent when the server is back (\(Self.count(outbox.count, "message")) waiting)")
         } catch let error as ServerClientError {
             output.say("the server refused the message: \(error.message)")
         } catch {
             output.say("cannot send: \(error)")
         }
+    }
+
+    /// Sends the messages kept while the server could not be reached, in order, until one cannot be sent again.
+    func sendOutbox() async {
+        while let (envelope, target) = outbox.first {
+            do {
+                switch try await sync.send(envelope: envelope.encoded(), to: target) {
+                case .stored:
+                    if target != open { output.say("sent to \(target)") }
+                case .delivered:
+                    output.say("delivered to who is online (not kept)")
+                }
+                outbox.removeFirst()
+            } catch let error as ServerClientError where error.status == nil && error.code == "unreachable" {
+                return
+            } catch let error as ServerClientError {
+                outbox.removeFirst()
+                output.say("the server refused a message kept while it was away: \(error.message)")
+            } catch {
+                outbox.removeFirst()
+                output.say("cannot send a message kept while the server was away: \(error)")
+            }
+        }
+        if open != nil { await drawNew() }
+    }
+
+    /// `3 messages`, `1 message`.
+    static func count(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
     /// `/new NAME MEMBER...`.
@@ -477,6 +525,7 @@ actor ChatSession {
         do {
             try await sync.client.createConversation(name, members: Array(words.dropFirst()))
             await sync.note(conversation: name)
+            started.insert(name)
             output.say("started \(name): /open \(name)")
         } catch {
             output.say("cannot start \(name): \(error.message)")
@@ -501,10 +550,11 @@ actor ChatSession {
             self.registry = registry
             let report = try await sync.use(registry)
             output.say(
-                (automatic ? "the plugins changed: " : "") + "\(registry.types.count) types; \(report.decodedCount) messages decoded anew, "
+                (automatic ? "the plugins changed: " : "") + "\(Self.count(registry.types.count, "type")); \(Self.count(report.decodedCount, "message")) decoded anew, "
                     + "\(report.stillUnknownCount) still unknown")
             if let open {
                 numbered = []
+                lastSeparator = nil
                 output.say("── \(open) ──")
                 await drawNew()
             }
@@ -532,6 +582,7 @@ actor ChatSession {
             if connectedOnce && !online { output.say("connected to \(sync.client.server.absoluteString) again" + (resynced ? " (reloaded)" : "")) }
             online = true
             connectedOnce = true
+            if !outbox.isEmpty { await sendOutbox() }
             if open != nil { await drawNew() }
         case .disconnected(let reason, _):
             if online || !connectedOnce {
@@ -555,6 +606,7 @@ actor ChatSession {
             }
         case .membership(let conversation, let member, let joined):
             if member == sync.member, joined, conversation != open {
+                if started.remove(conversation) != nil { return }
                 output.say("you are in \(conversation) now: /open \(conversation)")
             } else if conversation == open, member != sync.member {
                 output.say("\(member) \(joined ? "joined" : "left") \(conversation)")

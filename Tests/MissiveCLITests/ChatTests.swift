@@ -167,16 +167,27 @@ import Testing
         let b = try ChatProcess(host, ["chat", "--server", server.url, "--token", bob])
         defer { b.stop() }
         #expect(try await b.waitFor("1. team  0 unread"), "\(b.text())")
+        b.send("/open team")
+        #expect(try await b.waitFor("── team ──"), "\(b.text())")
         server.process.stop()
         #expect(try await b.waitFor("lost the server"), "\(b.text())")
+        // What bob types while the server is away is kept, and sent once it is back.
+        var mark = b.mark
+        b.send("typed while the server was away")
+        #expect(try await b.waitFor("not sent yet:", after: mark), "\(b.text(after: mark))")
+        #expect(b.text(after: mark).contains("(1 message waiting)"), "\(b.text(after: mark))")
         // The same data and port again.
         let again = try ChatProcess(host, ["serve", "--port", String(server.port), "--data", server.data])
         defer { again.stop() }
         #expect(try await again.waitFor("listening on"), "\(again.text())")
         #expect(try await b.waitFor("again", timeout: .seconds(30)), "\(b.text())")
-        let mark = b.mark
+        #expect(try await b.waitFor("typed while the server was away", after: mark), "\(b.text(after: mark))")
+        let kept = try await server.messages("team", token: alice)
+        #expect(kept.count == 1 && kept.contains { "\($0)".contains("typed while the server was away") }, "\(kept)")
+        mark = b.mark
         _ = try await server.api("POST", "conversations/team/messages", token: alice, body: #"{"objectName":"MS:Text","content":{"content":"after the restart"}}"#)
-        #expect(try await b.waitFor("team: 1 unread (alice: after the restart)", after: mark), "\(b.text(after: mark))")
+        // Team is open: the message is drawn as it comes.
+        #expect(try await b.waitFor("after the restart", after: mark), "\(b.text(after: mark))")
     }
 
     /// A client that stops and starts again resumes from the position it kept beside its store: what was sent
