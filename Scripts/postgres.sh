@@ -203,7 +203,7 @@ cat >>"$dir/data/postgresql.conf" <<EOF
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$dir'
-max_connections = 200
+max_connections = 500
 fsync = off
 synchronous_commit = off
 full_page_writes = off

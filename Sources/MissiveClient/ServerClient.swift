@@ -179,7 +179,10 @@ public struct ServerClient: Sendable {
         }
         let answer: (Data, URLResponse)
         do {
-            answer = try await URLSession.shared.data(for: request)
+            // In a task of its own: cancelling a request in flight can deadlock FoundationNetworking on Linux (a
+            // lock taken in two orders by the cancel and by the completion), which would hold a thread of the
+            // concurrency pool for ever. The request ends anyway, by its answer or its timeout.
+            answer = try await Task.detached { try await URLSession.shared.data(for: request) }.value
         } catch {
             throw ServerClientError.unreachable("cannot reach \(server.absoluteString): \(error.localizedDescription)")
         }

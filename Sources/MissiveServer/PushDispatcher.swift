@@ -229,7 +229,10 @@ final class PushDispatcher: Service, Sendable {
         request.timeoutInterval = session.configuration.timeoutIntervalForRequest
         let response: URLResponse
         do {
-            (_, response) = try await session.data(for: request)
+            // In a task of its own: cancelling a request in flight (the server stopping) can deadlock
+            // FoundationNetworking on Linux; the request ends anyway, by its answer or its timeout.
+            let session = self.session
+            (_, response) = try await Task.detached { try await session.data(for: request) }.value
         } catch let error as URLError {
             return .retryable("\(Self.describe(error.code)) (URLError \(error.code.rawValue))", retryAfter: nil)
         } catch {

@@ -147,7 +147,7 @@ struct ChatServer {
         request.httpMethod = method
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         if let body { request.httpBody = Data(body.utf8) }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await Fixtures.load(request)
         let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, json)
     }

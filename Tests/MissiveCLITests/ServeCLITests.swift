@@ -60,7 +60,7 @@ import Testing
         func me() async throws -> Int {
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/v1/me")!)
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-            let (_, response) = try await URLSession.shared.data(for: request)
+            let (_, response) = try await Fixtures.load(request)
             return (response as? HTTPURLResponse)?.statusCode ?? 0
         }
         #expect(try await me() == 200)

@@ -54,7 +54,8 @@ import Testing
         #expect(try await running.server.store.messages(inConversation: "team").isEmpty)
         // The sender's connection is still open, and the next message reaches bob, who heard of none before it.
         try await sender.send(#"{"type":"send","conversation":"team","ref":"ok","envelope":{"id":"fine","objectName":"MS:Text","content":{"content":"hi"}}}"#)
-        #expect(try await sender.expectNext("sent")["ref"] as? String == "ok")
+        // The sender's own copy of the message may come before the answer: the feed and the answer race.
+        #expect(try await sender.expectNext("sent", skipping: ["joined", "left", "message"])["ref"] as? String == "ok")
         let heard = try await reader.expectNext("message")
         #expect((heard["message"] as? [String: Any])?["id"] as? String == "fine", "\(heard)")
         #expect(!sender.hasEnded && !reader.hasEnded)

@@ -288,7 +288,7 @@ struct PushServer {
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(body.utf8)
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await Fixtures.load(request)
         let answer = try #require(response as? HTTPURLResponse)
         #expect(answer.statusCode == status, "\(method) \(path): \(answer.statusCode) \(String(decoding: data, as: UTF8.self))", sourceLocation: sourceLocation)
     }

@@ -241,7 +241,7 @@ final class ServeProcess: Sendable {
             request.httpBody = Data(body.utf8)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await Fixtures.load(request)
         let http = try #require(response as? HTTPURLResponse)
         return HTTPAnswer(status: http.statusCode, body: Array(data), headers: [:])
     }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Missive
 import Testing
 
@@ -207,5 +210,14 @@ private actor ChildSlots {
             return
         }
         waiting.remove(at: first).continuation.resume()
+    }
+}
+
+extension Fixtures {
+    /// `session.data(for:)` in a task of its own, which a test's cancellation (its time limit) does not reach:
+    /// cancelling a request in flight can deadlock FoundationNetworking on Linux, a lock taken in two orders by the
+    /// cancel and by the completion, and the thread of the 2-thread pool it holds would stall every other test.
+    package static func load(_ request: URLRequest, session: URLSession = .shared) async throws -> (Data, URLResponse) {
+        try await Task.detached { try await session.data(for: request) }.value
     }
 }
