@@ -51,9 +51,7 @@ final class ChatProcess: @unchecked Sendable {
     let process = Process()
     private let input = Pipe()
     private let output = Pipe()
-    private let lock = NSLock()
-    private var buffer = Data()
-    private var collected: [String] = []
+    private let collector: LineCollector
 
     init(_ host: ChatHost, _ arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: host.executable)
@@ -62,24 +60,14 @@ final class ChatProcess: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.withLock {
-                self.buffer.append(data)
-                while let newline = self.buffer.firstIndex(of: 0x0A) {
-                    self.collected.append(String(decoding: self.buffer[..<newline], as: UTF8.self))
-                    self.buffer.removeSubrange(...newline)
-                }
-            }
-        }
+        collector = LineCollector(output.fileHandleForReading)
         try process.run()
     }
 
     deinit { stop() }
 
     /// Every line printed so far.
-    var lines: [String] { lock.withLock { collected } }
+    var lines: [String] { collector.lines }
 
     /// How many lines were printed so far: a mark to wait for what comes after.
     var mark: Int { lines.count }
