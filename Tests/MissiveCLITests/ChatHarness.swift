@@ -39,9 +39,10 @@ struct ChatHost {
         ]) { _, new in new }.filter { $0.key != "MISSIVE_TOKEN" }
     }
 
-    /// Runs this `missive` to its end.
+    /// Runs this `missive` to its end, at once rather than after a child slot: the scenario's server and clients
+    /// already run, and would wait with it behind every other test's children.
     func run(_ arguments: String...) async throws -> Fixtures.Run {
-        try await Fixtures.run(executable, arguments, environment: environment, inherit: false, timeout: .seconds(120))
+        try await Fixtures.run(executable, arguments, environment: environment, inherit: false, timeout: .seconds(120), priority: .immediate)
     }
 }
 
@@ -77,14 +78,14 @@ final class ChatProcess: @unchecked Sendable {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
-    /// Waits (20 s at most) until a line printed after `mark` contains `text`; whether one did.
+    /// Waits (60 s at most: the machine may be busy with the rest of the suite) until a line printed after `mark` contains `text`; whether one did.
     @discardableResult
-    func waitFor(_ text: String, after mark: Int = 0, timeout: Duration = .seconds(20)) async throws -> Bool {
+    func waitFor(_ text: String, after mark: Int = 0, timeout: Duration = .seconds(60)) async throws -> Bool {
         try await waitUntil(timeout: timeout) { $0.dropFirst(mark).contains { $0.contains(text) } }
     }
 
     /// Waits until the lines satisfy `condition`, for `timeout` at most; whether they did.
-    func waitUntil(timeout: Duration = .seconds(20), _ condition: ([String]) -> Bool) async throws -> Bool {
+    func waitUntil(timeout: Duration = .seconds(60), _ condition: ([String]) -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(lines) { return true }

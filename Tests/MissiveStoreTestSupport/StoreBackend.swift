@@ -17,7 +17,7 @@ package enum StoreBackend: String, CaseIterable, CustomStringConvertible, Sendab
         switch self {
         case .sqlite: try Fixtures.temporaryDirectory() + "/store.sqlite"
         // A small pool: tests run in parallel, each with a store of its own, against one server.
-        case .postgres: try await Fixtures.newPostgresDatabase() + "?pool_size=3"
+        case .postgres: try await Fixtures.newPostgresDatabase() + "?pool_size=3&connect_timeout=60"
         }
     }
 
