@@ -33,6 +33,9 @@ let package = Package(
         .executable(name: "missive-check", targets: ["missive-check"]),
         // For hosts built on the library: tries new or changed plugin files in a child process before loading.
         .executable(name: "missive-plugin-scanner", targets: ["missive-plugin-scanner"]),
+        // For hosts built on the library that isolate plugins: the worker process that loads one plugin and answers
+        // the host over a socket, under resource limits and a seccomp filter (docs/PROTECTION.md).
+        .executable(name: "missive-plugin-worker", targets: ["missive-plugin-worker"]),
         // `swift package missive-check`: validate a package's plugin products.
         .plugin(name: "MissiveCheckPlugin", targets: ["MissiveCheckPlugin"]),
 
@@ -70,6 +73,11 @@ let package = Package(
 
         // The crash guard: which plugin a thread runs, and the fatal-signal handler that writes it down.
         .target(name: "CMissiveGuard"),
+        // libseccomp, from Debian's libseccomp-dev, for the isolated plugin worker's system-call filter.
+        .systemLibrary(name: "CSeccomp", pkgConfig: "libseccomp", providers: [.apt(["libseccomp-dev"])]),
+        // The isolated plugin worker's process: how it is started (no inherited descriptors, an empty environment)
+        // and the seccomp filter it runs under.
+        .target(name: "CMissiveSandbox", dependencies: ["CSeccomp"]),
 
         // The protocols that built-in types and plugin types both conform to.
         .target(name: "MissiveCore", swiftSettings: strictSwift),
@@ -78,7 +86,7 @@ let package = Package(
         .target(
             name: "Missive",
             dependencies: [
-                "MissiveCore", "CMissivePlugin", "CFFI", "CMissiveGuard", .product(name: "Logging", package: "swift-log"),
+                "MissiveCore", "CMissivePlugin", "CFFI", "CMissiveGuard", "CMissiveSandbox", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift
@@ -191,6 +199,8 @@ let package = Package(
 
         // The plugin scanner's child process, for hosts built on the library.
         .executableTarget(name: "missive-plugin-scanner", dependencies: ["Missive"], swiftSettings: strictSwift),
+        // The isolated plugin worker, for hosts built on the library (and the `missive` command).
+        .executableTarget(name: "missive-plugin-worker", dependencies: ["Missive"], swiftSettings: strictSwift),
 
         // The command plugin: builds the dynamic library products and runs `missive-check` on them.
         .plugin(

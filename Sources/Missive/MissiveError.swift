@@ -41,6 +41,7 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
             case modifiedAfterSigning = "modified-after-signing"
             case untrustedKey = "untrusted-key"
             case invalidKey = "invalid-key"
+            case pluginCrashed = "plugin-crashed"
         }
 
         private let base: Base
@@ -123,6 +124,15 @@ public struct MissiveError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A key file cannot be read, is not in the key format, or must not be used as it is (a private key
         /// that others can read).
         public static let invalidKey = Code(.invalidKey)
+        /// An isolated plugin's worker crashed, hung past its deadline or broke its protocol on this message; the
+        /// host went on with a new worker (docs/PROTECTION.md).
+        public static let pluginCrashed = Code(.pluginCrashed)
+
+        /// The code spelled `name` (its ``description``), or `nil` for a spelling no code has.
+        package init?(wireName name: String) {
+            guard let base = Base(rawValue: name) else { return nil }
+            self.init(base)
+        }
 
         /// The stable, kebab-case spelling used in JSON output, for example `duplicate-name`.
         public var description: String { base.rawValue }

@@ -247,7 +247,7 @@ extension APIError {
                 status: .unprocessableContent, code: "unknown-type",
                 message: "the server has no plugin for \(type), so it cannot run this message's actions; "
                     + "the server's operator must install a plugin for \(type) (\(TextHygiene.line(reason.description)))")
-        case .decodeFailed, .pluginUnavailable:
+        case .decodeFailed, .pluginUnavailable, .pluginCrashed:
             return APIError(
                 status: .unprocessableContent, code: "unknown-message",
                 message: "the server's copy of \(TextHygiene.line(message.envelope.id)) is unknown to it, so it has no actions: "

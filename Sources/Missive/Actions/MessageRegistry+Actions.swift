@@ -86,12 +86,25 @@ extension MessageRegistry {
                 : "the message is unknown to this host (\(message.unknown?.reason.description ?? "")), so it has no actions"
             throw MissiveError(.noSuchAction, why, objectName: objectName, action: actionID)
         }
-        let action = try registeredActions[index].loaded()
-        let info = action.info
-        let values = try ActionArgumentChecker.values(arguments, for: info)
-        guard let content = message.content as? PluginContent, let output = content.run(action, values) else {
-            throw MissiveError(.noSuchAction, "the message was not decoded by the plugin that declares the action", file: info.plugin.path,
-                               objectName: objectName, action: actionID)
+        let registered = registeredActions[index]
+        let info = registered.info
+        func notDecodedByIt() -> MissiveError {
+            MissiveError(.noSuchAction, "the message was not decoded by the plugin that declares the action", file: info.plugin.path,
+                         objectName: objectName, action: actionID)
+        }
+        let output: ActionFunctionOutput
+        if case .isolated(let plugin) = registered.source {
+            // Checked here, before anything is sent; the worker converts them to C values.
+            _ = try ActionArgumentChecker.values(arguments, for: info)
+            guard let content = message.content as? IsolatedContent, content.isolated === plugin else { throw notDecodedByIt() }
+            output = try plugin.perform(
+                actionID, objectName: objectName, content: content.receivedContent ?? message.envelope.content, arguments: ActionArgument.jsonArray(arguments)
+            ).get()
+        } else {
+            let action = try registered.loaded()
+            let values = try ActionArgumentChecker.values(arguments, for: info)
+            guard let content = message.content as? PluginContent, let ran = content.run(action, values) else { throw notDecodedByIt() }
+            output = ran
         }
         try Self.check(output, of: info)
         let bytes = output.bytes
@@ -128,9 +141,16 @@ extension MessageRegistry {
             throw MissiveError(.noSuchAction, "no composer action has the id '\(actionID)'" + (offered.isEmpty ? " (none is registered)" : "; there are \(offered.joined(separator: ", "))"),
                                action: actionID)
         }
-        let action = try registeredActions[index].loaded()
-        let info = action.info
-        let output = action.compose(try ActionArgumentChecker.values(arguments, for: info))
+        let registered = registeredActions[index]
+        let info = registered.info
+        let output: ActionFunctionOutput
+        if case .isolated(let plugin) = registered.source {
+            _ = try ActionArgumentChecker.values(arguments, for: info)
+            output = try plugin.perform(actionID, objectName: info.objectName, content: nil, arguments: ActionArgument.jsonArray(arguments)).get()
+        } else {
+            let action = try registered.loaded()
+            output = action.compose(try ActionArgumentChecker.values(arguments, for: info))
+        }
         try Self.check(output, of: info)
         do {
             return try compose(objectName: info.objectName, content: output.bytes, id: id, conversationID: conversationID, senderID: senderID, sentAt: sentAt,

@@ -6,6 +6,8 @@ struct RegisteredAction: Sendable {
         case loaded(LoadedAction)
         /// An action of a plugin registered from its metadata, loaded on first use.
         case deferred(DeferredPlugin)
+        /// An action of a plugin that runs in a worker process of its own, run there.
+        case isolated(IsolatedPlugin)
     }
 
     /// The declaration.
@@ -17,6 +19,9 @@ struct RegisteredAction: Sendable {
         switch source {
         case .loaded(let action): return action
         case .deferred(let plugin): return try plugin.action(info).get()
+        case .isolated(let plugin):
+            throw MissiveError(.noSuchAction, "the plugin runs isolated, so its action runs in its worker, never in the host",
+                               file: plugin.path, objectName: info.objectName, action: info.id)
         }
     }
 

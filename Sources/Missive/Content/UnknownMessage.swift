@@ -27,6 +27,10 @@ public struct UnknownMessage: MessageContent, Hashable {
         /// The type is registered, but its plugin is withheld (quarantined after a crash, or blacklisted by the
         /// plugin scanner), so nothing decoded the content: the reason.
         case pluginUnavailable(String)
+        /// The type's plugin runs isolated, and its worker crashed or hung on this very message (found by trying
+        /// the messages in flight again one at a time), so nothing decoded it: the reason. Every other message went
+        /// on to a new worker; the store can decode this one again once the plugin is fixed.
+        case pluginCrashed(String)
 
         public var description: String {
             switch self {
@@ -42,6 +46,7 @@ public struct UnknownMessage: MessageContent, Hashable {
                 }
             case .decodeFailed(let reason): "decoding failed: \(reason)"
             case .pluginUnavailable(let reason): "the type's plugin is not loaded: \(reason)"
+            case .pluginCrashed(let reason): "the plugin crashed on this message: \(reason)"
             }
         }
     }

@@ -80,6 +80,20 @@ extension MessageRegistry.Builder {
             return count + metadata.types.count + metadata.containers.count
         })
         let decisions = PluginGate(protection: protection, metadataCache: metadataCache, logger: logger).decide(found)
+        // The isolated plugins' workers all start before any is waited for, so that they load at once.
+        var isolated: [String: IsolatedPlugin] = [:]
+        var isolatedInfos: [PluginInfo] = []
+        if protection.isolation.policy != .inProcess {
+            for (file, identity, result) in found where decisions.refused[file] == nil && decisions.withheld[file] == nil {
+                guard case .success(let metadata) = result, (try? PluginLoader.checkSupported(metadata, path: file, logger: nil)) != nil,
+                    protection.isolation.isolates(trusted: decisions.trusted.contains(file))
+                else { continue }
+                let plugin = IsolatedPlugin(
+                    path: file, identity: identity, metadata: metadata, settings: protection.isolation, quarantine: protection.quarantine, logger: logger)
+                plugin.begin()
+                isolated[file] = plugin
+            }
+        }
         for (file, identity, result) in found {
             do throws(MissiveError) {
                 let metadata = try result.get()
@@ -87,6 +101,13 @@ extension MessageRegistry.Builder {
                 if let refusal = decisions.withheld[file] {
                     register(DeferredPlugin(path: file, metadata: metadata, refusal: refusal)).forEach(refuse)
                     throw refusal
+                }
+                if let plugin = isolated[file] {
+                    let ready = try plugin.ready().get()
+                    isolatedInfos.append(plugin.info)
+                    register(plugin, ready: ready).forEach(refuse)
+                    logger?.debug("loaded plugin in a worker of its own", metadata: ["missive.file": "\(file)", "missive.plugin": "\(plugin.info)"])
+                    continue
                 }
                 if loading == .lazy {
                     try PluginLoader.checkSupported(metadata, path: file, logger: logger)
@@ -106,7 +127,7 @@ extension MessageRegistry.Builder {
                 refuse(error)
             }
         }
-        let discovery = PluginDiscovery(plugins: plugins, deferredPlugins: deferred, rejections: rejections)
+        let discovery = PluginDiscovery(plugins: plugins, deferredPlugins: deferred, rejections: rejections, isolatedPlugins: isolatedInfos)
         logger?.info("discovered plugins: \(discovery)")
         return discovery
     }

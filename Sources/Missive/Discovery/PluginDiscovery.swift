@@ -6,10 +6,21 @@ public struct PluginDiscovery: Sendable, CustomStringConvertible {
     public let deferredPlugins: [PluginInfo]
     /// Every folder, file and type refused, each naming the file and the reason, in search order.
     public let rejections: [MissiveError]
+    /// The plugins that run in a worker process of their own (``PluginIsolation``), loaded there and registered
+    /// from their metadata; they are not in ``plugins``.
+    public let isolatedPlugins: [PluginInfo]
 
-    /// `2 plugins loaded, 0 deferred, 1 refused`.
+    init(plugins: [LoadedPlugin], deferredPlugins: [PluginInfo], rejections: [MissiveError], isolatedPlugins: [PluginInfo] = []) {
+        self.plugins = plugins
+        self.deferredPlugins = deferredPlugins
+        self.rejections = rejections
+        self.isolatedPlugins = isolatedPlugins
+    }
+
+    /// `2 plugins loaded, 0 deferred, 1 refused`, and `, 3 isolated` when some are.
     public var description: String {
         "\(plugins.count) plugin\(plugins.count == 1 ? "" : "s") loaded, \(deferredPlugins.count) deferred, \(rejections.count) refused"
+            + (isolatedPlugins.isEmpty ? "" : ", \(isolatedPlugins.count) isolated")
     }
 }
 

@@ -13,6 +13,8 @@ struct PluginGate {
     struct Decisions {
         var refused: [String: MissiveError] = [:]
         var withheld: [String: MissiveError] = [:]
+        /// The files signed by a trusted key, when the isolation policy asks (``PluginIsolation/Policy/untrustedIsolated``).
+        var trusted: Set<String> = []
     }
 
     /// The files to refuse and to withhold, with the refusal to report for each.
@@ -25,6 +27,10 @@ struct PluginGate {
                     let admission = try trust.admit(file: file, metadata: metadata)
                     for warning in admission.warnings {
                         logger?.warning("plugin not trusted: \(warning.message)", metadata: ["missive.file": "\(file)", "missive.code": "\(warning.code)"])
+                    }
+                    if protection.isolation.policy == .untrustedIsolated {
+                        let signature = admission.signature ?? (try? trust.verify(file: file, metadata: metadata))
+                        if signature?.status == .trusted { decisions.trusted.insert(file) }
                     }
                 } catch {
                     decisions.refused[file] = error

@@ -20,6 +20,9 @@ public struct PluginProtection: Sendable {
     public var scanner: PluginScanner?
     /// The crash quarantine, or `nil` to record nothing.
     public var quarantine: PluginQuarantine?
+    /// Which plugins run in a worker process of their own, and the workers' limits; ``PluginIsolation/none`` (every
+    /// plugin in process) unless set. Neither ``init(trust:scanner:quarantine:)`` nor ``standard(environment:)`` sets it.
+    public var isolation: PluginIsolation = .none
 
     /// Protection with these parts.
     public init(trust: PluginTrustPolicy? = nil, scanner: PluginScanner? = nil, quarantine: PluginQuarantine? = nil) {

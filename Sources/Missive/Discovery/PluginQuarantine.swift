@@ -145,6 +145,19 @@ public final class PluginQuarantine: Sendable {
         return crashes()
     }
 
+    /// Appends the record of a crash that did not end this process: an isolated plugin whose worker failed too
+    /// often (``PluginIsolation/crashLimit``). `signal` 0 is written as `exit`. A journal that cannot be written is
+    /// passed over: the plugin is out of service in this process all the same.
+    func append(path: String, identity: FileIdentity?, objectName: String?, operation: String, signal: Int32, date: Date) {
+        let line = Self.record(path: path, identity: identity, objectName: objectName)
+            + "\t\(operation)\t\(signal == 0 ? "exit" : String(signal))\t\(Int64(date.timeIntervalSince1970))\n"
+        try? FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let descriptor = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return }
+        _ = FileBytes.writeAll(line.utf8, to: descriptor)
+        close(descriptor)
+    }
+
     /// The journal record of a plugin file (or one of its types), up to the operation.
     static func record(path: String, identity: FileIdentity?, objectName: String?) -> String {
         recordPrefix(path: path, identity: identity) + JournalText.escape(objectName ?? "-")

@@ -82,32 +82,50 @@ extension MessageRegistry {
         /// Registers every container, type and action a not-yet-loaded plugin's metadata declares; see
         /// ``PluginLoading/lazy``.
         mutating func register(_ plugin: DeferredPlugin) -> [MissiveError] {
+            register(metadata: plugin.metadata, info: plugin.info, decoder: .deferred(plugin), actions: .deferred(plugin)) { _ in true }
+        }
+
+        /// Registers every container and type an isolated plugin's metadata declares, and the actions its worker
+        /// loaded, with the loader's refusals of the others.
+        mutating func register(_ plugin: IsolatedPlugin, ready: IsolatedPlugin.Ready) -> [MissiveError] {
+            let loaded = Set(ready.actions.map { "\($0.kind == .composer ? "c" : "m")\t\($0.objectName)\t\($0.id)" })
+            return register(metadata: plugin.metadata, info: plugin.info, decoder: .isolated(plugin), actions: .isolated(plugin)) { entry in
+                loaded.contains("\(entry.kind == .composer ? "c" : "m")\t\(entry.objectName)\t\(entry.id)")
+            } + ready.actionRejections
+        }
+
+        /// Registers what a plugin's metadata declares, each type with `decoder` and each action that `keeps` with
+        /// `actionSource`.
+        private mutating func register(
+            metadata: PluginMetadata, info: PluginInfo, decoder: RegisteredType.Decoder, actions actionSource: RegisteredAction.Source,
+            keeping keeps: (PluginMetadata.ActionEntry) -> Bool
+        ) -> [MissiveError] {
             var refused: [MissiveError] = []
             var entries: [(RegisteredType, declaredContainer: String?)] = []
-            entries.reserveCapacity(plugin.metadata.types.count)
-            let origin = RegisteredType.Origin.plugin(plugin.info)
-            for type in plugin.metadata.types {
+            entries.reserveCapacity(metadata.types.count)
+            let origin = RegisteredType.Origin.plugin(info)
+            for type in metadata.types {
                 guard let persistence = type.persistence else {
                     refused.append(MissiveError(.invalidMetadata, "persistence \(type.persistenceValue) is not one of 0, 1, 3 and 16",
-                                                file: plugin.path, objectName: type.objectName))
+                                                file: info.path, objectName: type.objectName))
                     continue
                 }
                 entries.append(
                     (RegisteredType(
                         objectName: type.objectName, businessID: type.businessID, container: type.container, persistence: persistence,
-                        isMedia: type.isMedia, origin: origin, decoder: .deferred(plugin)),
+                        isMedia: type.isMedia, origin: origin, decoder: decoder),
                      declaredContainer: type.container))
             }
-            refused += register(containers: plugin.metadata.containers, types: entries, origin: origin, file: plugin.path)
+            refused += register(containers: metadata.containers, types: entries, origin: origin, file: info.path)
             var actions: [RegisteredAction] = []
-            for entry in plugin.metadata.actions {
+            for entry in metadata.actions where keeps(entry) {
                 do {
-                    actions.append(RegisteredAction(info: try ActionDeclaration(entry, plugin: plugin.info), source: .deferred(plugin)))
+                    actions.append(RegisteredAction(info: try ActionDeclaration(entry, plugin: info), source: actionSource))
                 } catch {
                     refused.append(error)
                 }
             }
-            return refused + register(actions: actions, plugin: plugin.info)
+            return refused + register(actions: actions, plugin: info)
         }
 
         /// Registers a plugin's actions after its types: a message action only on a type the same plugin

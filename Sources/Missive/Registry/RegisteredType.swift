@@ -21,6 +21,8 @@ public struct RegisteredType: Sendable {
         case plugin(PluginType)
         /// A plugin's C functions, once the plugin is loaded on first use.
         case deferred(DeferredPlugin)
+        /// A plugin that runs in a worker process of its own.
+        case isolated(IsolatedPlugin)
         /// A container such as `MS:Custom`: dispatch on the content's key.
         case container(MessageContainer)
         /// `MS:Unknown`: never decoded as itself.
@@ -74,7 +76,8 @@ public struct RegisteredType: Sendable {
         case .native(let type): Self.encodedExamples(type)
         case .plugin(let type): type.examples
         case .deferred(let plugin): (try? plugin.type(objectName).get())?.examples ?? []
-        case .container, .unknown: []
+        // Its examples are in the worker, and the host runs no code of the plugin's.
+        case .isolated, .container, .unknown: []
         }
     }
 
@@ -92,8 +95,19 @@ public struct RegisteredType: Sendable {
             return type.decode(content, received: received).map { $0 }
         case .deferred(let plugin):
             return plugin.type(objectName).flatMap { $0.decode(content, received: received).map { $0 } }
+        case .isolated(let plugin):
+            return self.content(from: plugin.decode([(objectName, received)]).first, plugin: plugin, received: received)
         case .container, .unknown:
             return .failure(MissiveError(.malformedContent, "\(objectName) is not decoded directly", objectName: objectName))
+        }
+    }
+
+    /// The content an isolated plugin's answer stands for, or its failure.
+    func content(from answer: IsolatedPlugin.Answer?, plugin: IsolatedPlugin, received: [UInt8]) -> Result<any MessageContent, MissiveError> {
+        switch answer {
+        case .decoded(let parts)?: return .success(IsolatedContent(type: self, plugin: plugin, received: received, parts: parts))
+        case .failed(let error)?: return .failure(error)
+        case nil: return .failure(MissiveError(.pluginCrashed, "the plugin's worker gave no answer", file: plugin.path, objectName: objectName))
         }
     }
 

@@ -35,6 +35,10 @@ let brokenPlugins = [
     "ClosesStandardStream", "CrashOnOwnThread", "ExitOnInput", "ChangesDirectory", "OwnSignalHandler", "ChangesLocaleOrUmask",
     // ... and a change made by a call, not by loading: the first decode sets the umask.
     "ChangesUmaskInDecode",
+    // What a plugin run isolated does to its worker (docs/PROTECTION.md, "Isolated plugins"): crashes, hangs, aborts,
+    // exits, overflows its stack or writes garbage on the worker's socket on some messages; tries calls the worker's
+    // seccomp filter forbids.
+    "MisbehavesOnMessage", "ForbiddenCalls",
     // What the checker sees of views, actions and memory, and a container clash that costs only the types under it:
     // a 1 GiB peak in one decode, a view button for an undeclared action, a leak in the view only, control
     // sequences in a view's text, a view buffer shared by threads, and a conflicting container declaration.

@@ -1,0 +1,407 @@
+import CMissiveSandbox
+import Foundation
+import Logging
+import MissiveCore
+
+/// A plugin that runs in a worker process of its own: its types are registered from its metadata, and every call
+/// crosses to the worker (docs/PROTECTION.md, "Isolated plugins").
+///
+/// One worker per plugin file, and one call at a time on it, under a lock. When a worker crashes, hangs past its
+/// deadline or breaks the protocol during a decode, the messages it had not answered are tried again one at a time
+/// on a new worker: the one that fails again is answered with the failure (``MissiveError/Code/pluginCrashed``),
+/// the others as usual. After ``PluginIsolation/crashLimit`` such failures within the window, the plugin is taken
+/// out of service (and quarantined for the next starts, when the host has a quarantine).
+final class IsolatedPlugin: Sendable {
+    let path: String
+    let metadata: PluginMetadata
+    let info: PluginInfo
+    let settings: PluginIsolation
+    private let identity: FileIdentity?
+    private let quarantine: PluginQuarantine?
+    private let logger: Logger?
+    private let state: Locked<State>
+
+    /// What the worker reported once the plugin loaded.
+    struct Ready: Sendable {
+        /// The actions that loaded: kind, objectName and id.
+        let actions: [(kind: ActionKind, objectName: String, id: String)]
+        /// The loader's refusals of actions.
+        let actionRejections: [MissiveError]
+    }
+
+    /// What one message of a decode gave.
+    enum Answer: Sendable {
+        case decoded(IsolatedParts)
+        case failed(MissiveError)
+    }
+
+    private final class State {
+        var worker: WorkerProcess?
+        var nextID: UInt64 = 1
+        var crashes: [Date] = []
+        /// Why the plugin is out of service, once it is.
+        var withdrawn: MissiveError?
+        var ready: Result<Ready, MissiveError>?
+    }
+
+    init(path: String, identity: FileIdentity?, metadata: PluginMetadata, settings: PluginIsolation, quarantine: PluginQuarantine?, logger: Logger?) {
+        self.path = path
+        self.identity = identity
+        self.metadata = metadata
+        self.info = PluginInfo(name: metadata.name, version: metadata.version, vendor: metadata.vendor, abiVersion: metadata.abiVersion, path: path)
+        self.settings = settings
+        self.quarantine = quarantine
+        self.logger = logger
+        self.state = Locked(State())
+    }
+
+    // MARK: Starting
+
+    /// Starts the worker without waiting for it: ``ready()`` waits. Discovery starts every isolated plugin's worker
+    /// first, so that they load at once.
+    func begin() {
+        state.withLock { state in
+            guard state.worker == nil, state.ready == nil else { return }
+            do throws(MissiveError) {
+                state.worker = try spawn()
+            } catch {
+                state.ready = .failure(error)
+            }
+        }
+    }
+
+    /// The worker's report once the plugin loaded in it, starting it if ``begin()`` did not: the actions, or why the
+    /// plugin did not load (a crash while loading included).
+    func ready() -> Result<Ready, MissiveError> {
+        state.withLock { state in
+            if let ready = state.ready { return ready }
+            let result = Result { () throws(MissiveError) in try awaitReady(&state) }
+            state.ready = result
+            return result
+        }
+    }
+
+    private func spawn() throws(MissiveError) -> WorkerProcess {
+        guard let command = settings.workerCommand else {
+            throw MissiveError(
+                .loadFailed,
+                "the plugin is to run isolated, but there is no plugin worker executable (\(PluginIsolation.workerExecutableName) beside the host, "
+                    + "or MISSIVE_PLUGIN_WORKER); it is not loaded into the host instead",
+                file: path)
+        }
+        return try WorkerProcess.start(command: command, file: path, arguments: settings.workerArguments)
+    }
+
+    /// Waits for the ready frame of the worker in `state` (starting one if there is none).
+    private func awaitReady(_ state: inout State) throws(MissiveError) -> Ready {
+        let worker: WorkerProcess
+        if let running = state.worker {
+            worker = running
+        } else {
+            worker = try spawn()
+            state.worker = worker
+        }
+        // Loading runs the library's initialisers, its entry and every example: more than one call's budget.
+        var deadline = WorkerDeadline(cpuSeconds: max(10, settings.callCPUSeconds * 5), wallSeconds: max(30, settings.callWallSeconds * 3))
+        enum Report {
+            case ready(Ready)
+            case refused(MissiveError)
+            case failed(String)
+        }
+        let report: Report
+        do {
+            let frame = try worker.receive(deadline: &deadline)
+            var reader = frame.reader
+            if frame.kind == WorkerWire.Kind.forbidden.rawValue {
+                report = .failed(Self.forbiddenCall(&reader) + " while loading")
+            } else if frame.kind != WorkerWire.Kind.ready.rawValue {
+                report = .failed(worker.garbage("it sent a frame of kind \(frame.kind) before it was ready").reason)
+            } else {
+                do throws(WorkerWire.Malformed) {
+                    if try reader.byte() != 1 {
+                        report = .refused(try reader.error(file: path))
+                    } else {
+                        var actions: [(kind: ActionKind, objectName: String, id: String)] = []
+                        for _ in 0..<(try reader.integer(UInt32.self)) {
+                            let kind: ActionKind = try reader.byte() == 1 ? .composer : .message
+                            actions.append((kind, try reader.string(), try reader.string()))
+                        }
+                        var rejections: [MissiveError] = []
+                        for _ in 0..<(try reader.integer(UInt32.self)) { rejections.append(try reader.error(file: path)) }
+                        report = .ready(Ready(actions: actions, actionRejections: rejections))
+                    }
+                } catch {
+                    report = .failed(worker.garbage(error.reason).reason)
+                }
+            }
+        } catch {
+            report = .failed(error.reason)
+        }
+        switch report {
+        case .ready(let ready):
+            return ready
+        case .refused(let error):
+            // The loader's refusal, as in process: not a crash.
+            state.worker = nil
+            worker.stop()
+            throw error
+        case .failed(let reason):
+            state.worker = nil
+            worker.stop()
+            throw MissiveError(.loadFailed, "the plugin did not load in its worker: \(reason)", file: path)
+        }
+    }
+
+    /// `the seccomp filter stopped it calling openat (system call 257)`.
+    static func forbiddenCall(_ reader: inout WireReader) -> String {
+        guard let number = try? reader.integer(Int32.self) else { return "the seccomp filter stopped it" }
+        return "the seccomp filter stopped it calling \(SystemCalls.name(number)) (system call \(number))"
+    }
+
+    /// A running worker whose plugin is ready, starting a new one when there is none or it ended.
+    private func worker(_ state: inout State) throws(MissiveError) -> WorkerProcess {
+        if let withdrawn = state.withdrawn { throw withdrawn }
+        if let worker = state.worker, !worker.hasEnded { return worker }
+        if let ended = state.worker {
+            // It died between calls (a thread of its own, say): no message is to blame.
+            ended.stop()
+            state.worker = nil
+            logger?.warning("an isolated plugin's worker ended between calls; starting a new one", metadata: ["missive.file": "\(path)"])
+        }
+        _ = try awaitReady(&state)
+        guard let worker = state.worker else { throw MissiveError(.loadFailed, "the plugin's worker did not start", file: path) }
+        return worker
+    }
+
+    // MARK: Decoding
+
+    /// Decodes messages of the plugin's types: one answer per item, in order. Never fails as a whole.
+    func decode(_ items: [(objectName: String, content: [UInt8])], flags: WorkerWire.DecodeFlags = []) -> [Answer] {
+        guard !items.isEmpty else { return [] }
+        return state.withLock { state in
+            var answers = [Answer?](repeating: nil, count: items.count)
+            let all = Array(items.indices)
+            switch run(&state, all, items, flags, into: &answers) {
+            case .finished:
+                return answers.map { $0! }
+            case .notStarted(let error):
+                return items.map { _ in .failed(error) }
+            case .failed(let failure):
+                logger?.warning(
+                    "an isolated plugin's worker failed during a batch; trying the messages it had not answered one at a time",
+                    metadata: ["missive.file": "\(path)", "missive.reason": "\(failure.reason)"])
+            }
+            // The messages in flight, one at a time, each on a worker of its own if need be.
+            for index in all where answers[index] == nil {
+                switch run(&state, [index], items, flags, into: &answers) {
+                case .finished: continue
+                case .notStarted(let error): answers[index] = .failed(error)
+                case .failed(let failure):
+                    answers[index] = .failed(MissiveError(.pluginCrashed, failure.reason, file: path, objectName: items[index].objectName))
+                    recordCrash(&state, failure, objectName: items[index].objectName, operation: "decode")
+                }
+            }
+            return answers.map { $0 ?? .failed(MissiveError(.pluginCrashed, "the message was not answered", file: path)) }
+        }
+    }
+
+    private enum BatchOutcome {
+        case finished
+        case notStarted(MissiveError)
+        case failed(WorkerProcess.Failure)
+    }
+
+    /// Sends the items at `indices` as one batch and reads the answers into `answers`.
+    private func run(
+        _ state: inout State, _ indices: [Int], _ items: [(objectName: String, content: [UInt8])], _ flags: WorkerWire.DecodeFlags,
+        into answers: inout [Answer?]
+    ) -> BatchOutcome {
+        let worker: WorkerProcess
+        do throws(MissiveError) {
+            worker = try self.worker(&state)
+        } catch {
+            return .notStarted(error)
+        }
+        let id = state.nextID
+        state.nextID += 1
+        var writer = WireWriter(capacity: indices.reduce(32) { $0 + items[$1].content.count + items[$1].objectName.utf8.count + 8 })
+        writer.beginFrame(.decode, id: id)
+        writer.byte(flags.rawValue)
+        writer.integer(UInt32(indices.count))
+        for index in indices {
+            writer.string(items[index].objectName)
+            writer.run(items[index].content)
+        }
+        writer.endFrame()
+        do throws(WorkerProcess.Failure) {
+            var deadline = callDeadline()
+            try worker.send(writer.bytes, deadline: &deadline)
+            var answered = 0
+            while true {
+                var deadline = callDeadline()
+                let frame = try worker.receive(deadline: &deadline)
+                var reader = frame.reader
+                if frame.kind == WorkerWire.Kind.forbidden.rawValue {
+                    worker.stop()
+                    throw WorkerProcess.Failure(reason: Self.forbiddenCall(&reader), signal: SIGSYS)
+                }
+                guard frame.id == id else { throw worker.garbage("it answered request \(frame.id) during request \(id)") }
+                if frame.kind == WorkerWire.Kind.done.rawValue {
+                    guard answered == indices.count else { throw worker.garbage("it ended a batch of \(indices.count) after \(answered) answers") }
+                    return .finished
+                }
+                guard frame.kind == WorkerWire.Kind.answer.rawValue else { throw worker.garbage("it sent a frame of kind \(frame.kind) during a decode") }
+                do throws(WorkerWire.Malformed) {
+                    let position = Int(try reader.integer(UInt32.self))
+                    guard position == answered else { throw WorkerWire.Malformed(reason: "answer \(position) came where \(answered) was due") }
+                    let index = indices[position]
+                    answers[index] = try Self.readAnswer(&reader, file: path, objectName: items[index].objectName)
+                    guard reader.isAtEnd else { throw WorkerWire.Malformed(reason: "an answer has bytes after its end") }
+                    answered += 1
+                } catch {
+                    throw worker.garbage(error.reason)
+                }
+            }
+        } catch {
+            worker.stop()
+            state.worker = nil
+            return .failed(error)
+        }
+    }
+
+    private func callDeadline() -> WorkerDeadline {
+        WorkerDeadline(cpuSeconds: settings.callCPUSeconds, wallSeconds: settings.callWallSeconds)
+    }
+
+    /// One answer's body.
+    private static func readAnswer(_ reader: inout WireReader, file: String, objectName: String) throws(WorkerWire.Malformed) -> Answer {
+        guard try reader.byte() == 0 else {
+            var error = try reader.error(file: file)
+            error.objectName = error.objectName ?? objectName
+            return .failed(error)
+        }
+        let digest = try reader.string()
+        let push = try reader.optionalString()
+        var words: [String] = []
+        let count = try reader.integer(UInt32.self)
+        words.reserveCapacity(Int(min(count, 4096)))
+        for _ in 0..<count { words.append(try reader.string()) }
+        var media: MediaReference?
+        if try reader.byte() == 1 {
+            let remote = try reader.optionalString(), local = try reader.optionalString(), mime = try reader.string()
+            let size = try reader.integer(Int64.self)
+            media = MediaReference(remoteURL: remote, localPath: local, mimeType: mime, sizeBytes: size >= 0 ? size : nil)
+        }
+        let view = try readOptionalBytes(&reader, file: file, objectName: objectName)
+        let encoding = try readOptionalBytes(&reader, file: file, objectName: objectName)
+        return .decoded(IsolatedParts(digest: digest, pushContent: push, searchableWords: words, media: media, view: view, encoding: encoding))
+    }
+
+    /// A part asked for or not: `nil` when not asked, else the bytes (`nil` when the plugin has none) or the failure.
+    private static func readOptionalBytes(_ reader: inout WireReader, file: String, objectName: String) throws(WorkerWire.Malformed) -> Result<[UInt8]?, MissiveError>? {
+        switch try reader.byte() {
+        case 0: return nil
+        case 1: return .success(nil)
+        case 2: return .success(Array(try reader.run()))
+        case 3:
+            var error = try reader.error(file: file)
+            error.objectName = error.objectName ?? objectName
+            return .failure(error)
+        default: throw WorkerWire.Malformed(reason: "a part has a tag other than 0 to 3")
+        }
+    }
+
+    // MARK: Actions
+
+    /// Runs the message action `actionID` on content of the type `objectName` (arguments checked by the host, as a
+    /// JSON array), or the composer action `actionID` when `content` is `nil`.
+    func perform(_ actionID: String, objectName: String, content: [UInt8]?, arguments: String) -> Result<ActionFunctionOutput, MissiveError> {
+        state.withLock { state in
+            let worker: WorkerProcess
+            do throws(MissiveError) {
+                worker = try self.worker(&state)
+            } catch {
+                return .failure(error)
+            }
+            let id = state.nextID
+            state.nextID += 1
+            var writer = WireWriter(capacity: (content?.count ?? 0) + arguments.utf8.count + 64)
+            if let content {
+                writer.beginFrame(.action, id: id)
+                writer.string(objectName)
+                writer.run(content)
+            } else {
+                writer.beginFrame(.compose, id: id)
+            }
+            writer.string(actionID)
+            writer.string(arguments)
+            writer.endFrame()
+            do throws(WorkerProcess.Failure) {
+                var deadline = callDeadline()
+                try worker.send(writer.bytes, deadline: &deadline)
+                let frame = try worker.receive(deadline: &deadline)
+                var reader = frame.reader
+                if frame.kind == WorkerWire.Kind.forbidden.rawValue {
+                    worker.stop()
+                    throw WorkerProcess.Failure(reason: Self.forbiddenCall(&reader), signal: SIGSYS)
+                }
+                guard frame.id == id, frame.kind == WorkerWire.Kind.actionAnswer.rawValue else {
+                    throw worker.garbage("it sent a frame of kind \(frame.kind) for request \(frame.id) during action request \(id)")
+                }
+                do throws(WorkerWire.Malformed) {
+                    guard try reader.byte() == 0 else { return .failure(try reader.error(file: path)) }
+                    let status = try reader.integer(Int32.self)
+                    let bytes = Array(try reader.run())
+                    let reason = try reader.optionalString()
+                    return .success(ActionFunctionOutput((status, bytes, reason)))
+                } catch {
+                    throw worker.garbage(error.reason)
+                }
+            } catch {
+                worker.stop()
+                state.worker = nil
+                recordCrash(&state, error, objectName: content == nil ? nil : objectName, operation: "action")
+                return .failure(MissiveError(.pluginCrashed, "the action crashed the plugin: \(error.reason)", file: path, objectName: objectName, action: actionID))
+            }
+        }
+    }
+
+    // MARK: Crashes
+
+    /// Counts a failure that a message (or an action) caused, taking the plugin out of service past the limit.
+    private func recordCrash(_ state: inout State, _ failure: WorkerProcess.Failure, objectName: String?, operation: String) {
+        let now = Date()
+        state.crashes.append(now)
+        state.crashes.removeAll { now.timeIntervalSince($0) > settings.crashWindowSeconds }
+        logger?.error(
+            "an isolated plugin failed on one message; that message is kept as unknown and the plugin goes on with a new worker",
+            metadata: ["missive.file": "\(path)", "missive.objectName": "\(objectName ?? "-")", "missive.reason": "\(failure.reason)"])
+        guard state.crashes.count >= settings.crashLimit, state.withdrawn == nil else { return }
+        var reason = "its worker failed \(state.crashes.count) times in \(Int(settings.crashWindowSeconds)) s (the last: \(failure.reason))"
+        if let quarantine {
+            quarantine.append(path: path, identity: identity, objectName: objectName, operation: operation, signal: failure.signal ?? 0, date: now)
+            reason += ", so it is quarantined until the file changes or the quarantine is cleared (missive quarantine clear)"
+        } else {
+            reason += ", so it is out of service until the host starts again"
+        }
+        state.withdrawn = MissiveError(.quarantined, reason, file: path)
+        state.worker?.stop()
+        state.worker = nil
+        logger?.error("an isolated plugin was taken out of service", metadata: ["missive.file": "\(path)", "missive.reason": "\(reason)"])
+    }
+
+    /// Why the plugin is out of service, if it is.
+    var withdrawal: MissiveError? { state.withLock { $0.withdrawn } }
+
+    /// The resident memory of its worker, when one runs: for the benchmarks.
+    var workerResidentBytes: Int? { state.withLock { $0.worker?.residentBytes } }
+}
+
+/// System-call names, for reports.
+enum SystemCalls {
+    static func name(_ number: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard missive_sandbox_syscall_name(number, &buffer, buffer.count) == 0 else { return "system call \(number)" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

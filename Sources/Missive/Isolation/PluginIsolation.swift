@@ -1,0 +1,99 @@
+import Foundation
+
+/// Which plugins a host runs in a worker process of their own instead of its own process, and the limits those
+/// workers run under (docs/PROTECTION.md, "Isolated plugins").
+///
+/// An isolated plugin is loaded by a worker process, one per plugin file, that answers the host over a socket.
+/// Its crash, hang or forbidden system call costs the one message it was handling: the host starts a new worker,
+/// answers that message with an ``UnknownMessage`` whose reason is ``UnknownMessage/Reason/pluginCrashed(_:)``,
+/// and every other message as usual. The host's API does not change: the registry decodes, and gives digests,
+/// push texts, words, views and actions, on an isolated plugin's messages as on any other.
+///
+/// Set it as ``PluginProtection/isolation``; the library's default is ``none`` (every plugin in process).
+public struct PluginIsolation: Sendable {
+    /// Which plugins run isolated.
+    public enum Policy: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// Every plugin in the host's process: the fastest, and a crash ends the host.
+        case inProcess = "in-process"
+        /// Every plugin in a worker of its own.
+        case isolated
+        /// Plugins signed by a trusted key (``PluginTrustPolicy/trustedKeys``) in the host's process, every other in
+        /// a worker of its own.
+        case untrustedIsolated = "untrusted-isolated"
+
+        public var description: String { rawValue }
+    }
+
+    /// Which plugins run isolated.
+    public var policy: Policy
+    /// The worker's executable and its first arguments; the plugin file and the worker's options are appended.
+    /// `nil` when no worker executable was found: then an isolated plugin is refused with the reason, never loaded
+    /// into the host instead.
+    public var workerCommand: [String]?
+    /// The most processor time one call (a message of a batch, an action) may take before its worker counts as hung
+    /// and is killed, in seconds.
+    public var callCPUSeconds: Double
+    /// The most time one call may take by the clock, for a worker that waits without using the processor.
+    public var callWallSeconds: Double
+    /// The address space each worker may use (`RLIMIT_AS`), in bytes; 0 for no limit.
+    public var memoryLimitBytes: UInt64
+    /// Whether workers run under the seccomp filter (docs/PROTECTION.md lists what it allows).
+    public var systemCallFilter: Bool
+    /// How many crashes within ``crashWindowSeconds`` take a plugin out of service: its messages then decode as
+    /// unknown (``UnknownMessage/Reason/pluginUnavailable(_:)``), and with a quarantine, it is quarantined for the
+    /// next starts too.
+    public var crashLimit: Int
+    /// The window ``crashLimit`` counts in, in seconds.
+    public var crashWindowSeconds: Double
+
+    /// Isolation with this policy and these limits.
+    public init(
+        policy: Policy, workerCommand: [String]?, callCPUSeconds: Double = 2, callWallSeconds: Double = 10, memoryLimitBytes: UInt64 = 1 << 30,
+        systemCallFilter: Bool = true, crashLimit: Int = 5, crashWindowSeconds: Double = 3600
+    ) {
+        self.policy = policy
+        self.workerCommand = workerCommand
+        self.callCPUSeconds = callCPUSeconds
+        self.callWallSeconds = callWallSeconds
+        self.memoryLimitBytes = memoryLimitBytes
+        self.systemCallFilter = systemCallFilter
+        self.crashLimit = max(1, crashLimit)
+        self.crashWindowSeconds = crashWindowSeconds
+    }
+
+    /// Every plugin in process: the library's default.
+    public static let none = PluginIsolation(policy: .inProcess, workerCommand: nil)
+
+    /// The name of the worker executable for hosts built on the library.
+    public static let workerExecutableName = "missive-plugin-worker"
+
+    /// The worker command a host built on the library uses: `MISSIVE_PLUGIN_WORKER` if set, else
+    /// ``workerExecutableName`` beside the running executable, else `nil`.
+    public static func standardWorkerCommand(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String]? {
+        if let setting = environment["MISSIVE_PLUGIN_WORKER"], !setting.isEmpty { return [setting] }
+        guard let folder = PluginSearchPath.executableDirectory() else { return nil }
+        let beside = folder + "/" + workerExecutableName
+        return FileManager.default.isExecutableFile(atPath: beside) ? [beside] : nil
+    }
+
+    /// Isolation with `policy` and the standard worker command, with the limits' defaults.
+    public static func standard(policy: Policy, environment: [String: String] = ProcessInfo.processInfo.environment) -> PluginIsolation {
+        PluginIsolation(policy: policy, workerCommand: policy == .inProcess ? nil : standardWorkerCommand(environment: environment))
+    }
+
+    /// The worker's arguments after the plugin file.
+    var workerArguments: [String] {
+        var arguments = ["--memory", String(memoryLimitBytes)]
+        if !systemCallFilter { arguments.append("--no-filter") }
+        return arguments
+    }
+
+    /// Whether the plugin at `file` runs isolated, given whether it is signed by a trusted key.
+    func isolates(trusted: Bool) -> Bool {
+        switch policy {
+        case .inProcess: false
+        case .isolated: true
+        case .untrustedIsolated: !trusted
+        }
+    }
+}

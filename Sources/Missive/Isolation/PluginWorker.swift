@@ -1,0 +1,280 @@
+import CMissiveSandbox
+import MissiveCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension PluginIsolation {
+    /// The worker's side: loads the plugin file `arguments[0]` and answers the host on descriptor 3 until the host
+    /// closes its end. Returns the exit status: 0 when the host closed the socket, 2 for a usage error, 1 when the
+    /// limits or the filter could not be set.
+    ///
+    /// Options after the file: `--memory BYTES` (the address-space limit; 0 for none) and `--no-filter` (no seccomp
+    /// filter). Call it from a host's own executable when it passes that executable as the worker command; the
+    /// `missive-plugin-worker` executable does only this.
+    public static func runWorker(arguments: [String]) -> Int32 {
+        guard let file = arguments.first else {
+            _ = FileBytes.writeAll("usage: \(workerExecutableName) PLUGIN-FILE [--memory BYTES] [--no-filter]\n".utf8, to: STDERR_FILENO)
+            return 2
+        }
+        var memory: UInt64 = 0
+        var filter = true
+        var options = arguments.dropFirst().makeIterator()
+        while let option = options.next() {
+            switch option {
+            case "--memory":
+                guard let value = options.next().flatMap({ UInt64($0) }) else { return usage("--memory takes a number of bytes") }
+                memory = value
+            case "--no-filter":
+                filter = false
+            default:
+                return usage("unknown option \(option)")
+            }
+        }
+        let channel = MISSIVE_SANDBOX_CHANNEL
+        var output = WireWriter(capacity: 64 << 10)
+        func send(_ writer: inout WireWriter) -> Bool {
+            defer { writer.removeAll() }
+            return FileBytes.writeAll(writer.bytes, to: channel) == nil
+        }
+        func refuse(_ error: MissiveError) -> Int32 {
+            output.beginFrame(.ready, id: 0)
+            output.byte(0)
+            output.error(error)
+            output.endFrame()
+            _ = send(&output)
+            return 0
+        }
+        // A crash ends the worker at once with its signal, which the host reports; the Swift runtime's backtracer would
+        // start a program.
+        missive_sandbox_default_fatal_signals()
+        let limited = missive_sandbox_limit(memory, 256)
+        if limited != 0 { return refuse(MissiveError(.loadFailed, "the worker cannot set its limits: \(String(cString: strerror(limited)))", file: file)) }
+        let reporting = missive_sandbox_report_to(channel)
+        if reporting != 0 { return refuse(MissiveError(.loadFailed, "the worker cannot handle SIGSYS: \(String(cString: strerror(reporting)))", file: file)) }
+        if filter, case let status = missive_sandbox_restrict_loading(), status != 0 {
+            return refuse(MissiveError(.loadFailed, "the worker cannot install its seccomp filter: \(String(cString: strerror(-status)))", file: file))
+        }
+        let plugin: LoadedPlugin
+        do {
+            plugin = try PluginLoader.load(file)
+        } catch {
+            return refuse(error)
+        }
+        // Every kind of call once, on the examples, before the filter closes: what a plugin or its runtime sets up on
+        // first use (and the crash guard's first look at the process per kind) happens now.
+        for type in plugin.types {
+            for example in type.examples {
+                guard case .success(let content) = example.withUnsafeBufferPointer({ type.decode($0, received: example) }) else { continue }
+                _ = WorkerAnswers.write(content, flags: [.view, .encoding], into: &output)
+                output.removeAll()
+            }
+        }
+        if filter, case let status = missive_sandbox_lock_down(), status != 0 {
+            return refuse(MissiveError(.loadFailed, "the worker cannot install its seccomp filter: \(String(cString: strerror(-status)))", file: file))
+        }
+        output.beginFrame(.ready, id: 0)
+        output.byte(1)
+        output.integer(UInt32(plugin.loadedActions.count))
+        for action in plugin.loadedActions {
+            output.byte(action.info.kind == .composer ? 1 : 0)
+            output.string(action.info.objectName)
+            output.string(action.info.id)
+        }
+        output.integer(UInt32(plugin.actionRejections.count))
+        for rejection in plugin.actionRejections { output.error(rejection) }
+        output.endFrame()
+        guard send(&output) else { return 0 }
+        var types: [String: PluginType] = [:]
+        for type in plugin.types { types[type.objectName] = type }
+        var input = FrameInput(descriptor: channel)
+        while let frame = input.next() {
+            var reader = frame.reader
+            switch WorkerWire.Kind(rawValue: frame.kind) {
+            case .decode?:
+                guard WorkerAnswers.decode(&reader, id: frame.id, types: types, into: &output, flush: send) else { return 3 }
+            case .action?, .compose?:
+                WorkerAnswers.act(&reader, id: frame.id, kind: frame.kind, plugin: plugin, types: types, into: &output)
+            default:
+                return 3
+            }
+            guard send(&output) else { return 0 }
+        }
+        return 0
+    }
+
+    private static func usage(_ problem: String) -> Int32 {
+        _ = FileBytes.writeAll("\(workerExecutableName): \(problem)\n".utf8, to: STDERR_FILENO)
+        return 2
+    }
+}
+
+/// Reads whole frames from the host's socket (blocking).
+private struct FrameInput {
+    let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// The next frame, or `nil` when the host closed the socket (or sent a frame too large to be one).
+    mutating func next() -> (kind: UInt8, id: UInt64, reader: WireReader)? {
+        while true {
+            let available = buffer.count - start
+            if available >= 4 {
+                var length = 0
+                for index in (0..<4).reversed() { length = length << 8 | Int(buffer[start + index]) }
+                guard length >= 9, length <= WorkerWire.maximumFrame else { return nil }
+                if available >= 4 + length {
+                    let body = start + 4
+                    start += 4 + length
+                    var header = WireReader(buffer, from: body, to: body + 9)
+                    guard let kind = try? header.byte(), let id = try? header.integer(UInt64.self) else { return nil }
+                    return (kind, id, WireReader(buffer, from: body + 9, to: body + length))
+                }
+            }
+            if start > 0 {
+                buffer.removeFirst(start)
+                start = 0
+            }
+            let old = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: 64 << 10))
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + old, 64 << 10) }
+            if count < 0 && errno == EINTR {
+                buffer.removeLast(64 << 10)
+                continue
+            }
+            guard count > 0 else { return nil }
+            buffer.removeLast((64 << 10) - count)
+        }
+    }
+}
+
+/// The worker's answers.
+private enum WorkerAnswers {
+    /// Answers a decode frame: one answer frame per message, flushed at least every millisecond and every 64 KiB, so
+    /// that the host sees progress, then `done`. `false` when the request does not parse.
+    static func decode(
+        _ reader: inout WireReader, id: UInt64, types: [String: PluginType], into output: inout WireWriter, flush: (inout WireWriter) -> Bool
+    ) -> Bool {
+        guard let flagByte = try? reader.byte(), let count = try? reader.integer(UInt32.self) else { return false }
+        let flags = WorkerWire.DecodeFlags(rawValue: flagByte)
+        var lastFlush = ContinuousClock.now
+        for position in 0..<count {
+            guard let objectName = try? reader.string(), let content = try? reader.run() else { return false }
+            output.beginFrame(.answer, id: id)
+            output.integer(position)
+            let bytes = Array(content)
+            let decoded: Result<PluginContent, MissiveError> =
+                if let type = types[objectName] {
+                    bytes.withUnsafeBufferPointer { type.decode($0, received: bytes) }
+                } else {
+                    .failure(MissiveError(.metadataMismatch, "the plugin has no type \(objectName)", objectName: objectName))
+                }
+            switch decoded {
+            case .success(let content):
+                output.byte(0)
+                write(content, flags: flags, into: &output)
+            case .failure(let error):
+                output.byte(1)
+                output.error(error)
+            }
+            output.endFrame()
+            if output.bytes.count >= 64 << 10 || ContinuousClock.now - lastFlush >= .milliseconds(1) {
+                guard flush(&output) else { return true }
+                lastFlush = ContinuousClock.now
+            }
+        }
+        output.beginFrame(.done, id: id)
+        output.endFrame()
+        return true
+    }
+
+    /// Writes what a host reads of a decoded message: digest, push text, words, media, and the view and the encoding
+    /// when `flags` ask for them.
+    @discardableResult
+    static func write(_ content: PluginContent, flags: WorkerWire.DecodeFlags, into output: inout WireWriter) -> Bool {
+        output.string(content.digest)
+        output.optionalString(content.pushContent)
+        let words = content.searchableWords
+        output.integer(UInt32(words.count))
+        for word in words { output.string(word) }
+        if let media = content.media {
+            output.byte(1)
+            output.optionalString(media.remoteURL)
+            output.optionalString(media.localPath)
+            output.string(media.mimeType)
+            output.integer(media.sizeBytes ?? -1)
+        } else {
+            output.byte(0)
+        }
+        part(flags.contains(.view), into: &output) { () throws(MissiveError) in try content.checkedView() }
+        part(flags.contains(.encoding), into: &output) { () throws(MissiveError) in try content.typeEncodedContent() }
+        return true
+    }
+
+    private static func part(_ asked: Bool, into output: inout WireWriter, _ body: () throws(MissiveError) -> [UInt8]?) {
+        guard asked else { return output.byte(0) }
+        do {
+            guard let bytes = try body() else { return output.byte(1) }
+            output.byte(2)
+            output.run(bytes)
+        } catch {
+            output.byte(3)
+            output.error(error)
+        }
+    }
+
+    /// Answers an action or compose frame.
+    static func act(_ reader: inout WireReader, id: UInt64, kind: UInt8, plugin: LoadedPlugin, types: [String: PluginType], into output: inout WireWriter) {
+        output.beginFrame(.actionAnswer, id: id)
+        defer { output.endFrame() }
+        func fail(_ error: MissiveError) {
+            output.byte(1)
+            output.error(error)
+        }
+        let isCompose = kind == WorkerWire.Kind.compose.rawValue
+        var objectName = "", content: [UInt8] = []
+        if !isCompose {
+            guard let name = try? reader.string(), let bytes = try? reader.run() else { return fail(MissiveError(.pluginFailure, "a malformed action request")) }
+            (objectName, content) = (name, Array(bytes))
+        }
+        guard let actionID = try? reader.string(), let argumentText = try? reader.string() else {
+            return fail(MissiveError(.pluginFailure, "a malformed action request"))
+        }
+        guard let action = plugin.loadedActions.first(where: {
+            $0.info.id == actionID && (isCompose ? $0.info.kind == .composer : ($0.info.kind == .message && $0.info.objectName == objectName))
+        }) else {
+            return fail(MissiveError(.noSuchAction, "the plugin has no such action", objectName: isCompose ? nil : objectName, action: actionID))
+        }
+        let values: [ActionValue]
+        do {
+            values = try ActionArgumentChecker.values(try ActionArgument.list(fromJSONArray: argumentText), for: action.info)
+        } catch let error as MissiveError {
+            return fail(error)
+        } catch {
+            return fail(MissiveError(.invalidArgument, "the arguments are not a JSON array", action: actionID))
+        }
+        let result: ActionFunctionOutput
+        if isCompose {
+            result = action.compose(values)
+        } else {
+            guard let type = types[objectName] else { return fail(MissiveError(.noSuchAction, "the plugin has no type \(objectName)", action: actionID)) }
+            switch content.withUnsafeBufferPointer({ type.decode($0, received: content) }) {
+            case .failure(let error):
+                return fail(error)
+            case .success(let decoded):
+                guard let output = decoded.run(action, values) else {
+                    return fail(MissiveError(.noSuchAction, "the action takes messages of another type", objectName: objectName, action: actionID))
+                }
+                result = output
+            }
+        }
+        output.byte(0)
+        output.integer(result.status)
+        output.run(result.bytes)
+        output.optionalString(result.reason)
+    }
+}

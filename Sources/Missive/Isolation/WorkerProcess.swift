@@ -1,0 +1,317 @@
+import CMissiveSandbox
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One running plugin worker, from the host's side: its process, its socket and the pipe its standard error
+/// goes to. The owner of the three: ``stop()`` kills the process, waits for it and closes both descriptors.
+///
+/// Not thread-safe: an ``IsolatedPlugin`` uses one under its lock.
+final class WorkerProcess {
+    /// Why a worker stopped answering, in words for a report.
+    struct Failure: Error {
+        let reason: String
+        /// The signal that ended the worker, when one did (`SIGKILL` for a worker killed as hung).
+        let signal: Int32?
+    }
+
+    let pid: pid_t
+    private let socket: Int32
+    private let errors: Int32
+    private let file: String
+    /// What was read and not parsed yet.
+    private var input: [UInt8] = []
+    private var inputStart = 0
+    /// The last bytes the worker wrote to standard error.
+    private var errorTail: [UInt8] = []
+    private var exited = false
+
+    private init(pid: pid_t, socket: Int32, errors: Int32, file: String) {
+        (self.pid, self.socket, self.errors, self.file) = (pid, socket, errors, file)
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Starts `command` (the worker executable and its first arguments) for the plugin `file`, with `arguments`
+    /// after the file.
+    static func start(command: [String], file: String, arguments: [String]) throws(MissiveError) -> WorkerProcess {
+        guard let executable = command.first else { throw MissiveError(.loadFailed, "the plugin worker command is empty", file: file) }
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw MissiveError(.loadFailed, "cannot make a socket for the plugin worker: \(String(cString: strerror(errno)))", file: file)
+        }
+        var pipe: [Int32] = [-1, -1]
+        let piped = missive_sandbox_pipe(&pipe)
+        guard piped == 0 else {
+            let reason = String(cString: strerror(piped))
+            close(pair[0])
+            close(pair[1])
+            throw MissiveError(.loadFailed, "cannot make a pipe for the plugin worker: \(reason)", file: file)
+        }
+        // The worker's standard error never blocks it: what the host has not read yet when the pipe is full is lost.
+        _ = fcntl(pipe[1], F_SETFL, fcntl(pipe[1], F_GETFL) | O_NONBLOCK)
+        let argv = command + [file] + arguments
+        var pid: pid_t = 0
+        let status = withCStrings(argv) { missive_sandbox_spawn(executable, $0, pair[1], pipe[1], &pid) }
+        close(pair[1])
+        close(pipe[1])
+        guard status == 0 else {
+            close(pair[0])
+            close(pipe[0])
+            throw MissiveError(.loadFailed, "cannot start the plugin worker \(executable): \(String(cString: strerror(status)))", file: file)
+        }
+        _ = fcntl(pair[0], F_SETFL, fcntl(pair[0], F_GETFL) | O_NONBLOCK)
+        _ = fcntl(pipe[0], F_SETFL, fcntl(pipe[0], F_GETFL) | O_NONBLOCK)
+        return WorkerProcess(pid: pid, socket: pair[0], errors: pipe[0], file: file)
+    }
+
+    /// Runs `body` with `strings` as a NULL-terminated array of C strings.
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        return (copies + [nil]).withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    /// Whether the process has ended (reaping it if it has).
+    var hasEnded: Bool {
+        if exited { return true }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid {
+            exited = true
+            endStatus = status
+        }
+        return exited
+    }
+
+    private var endStatus: Int32?
+
+    /// Sends `bytes`, waiting at most `deadline` for room on the socket.
+    func send(_ bytes: [UInt8], deadline: inout WorkerDeadline) throws(Failure) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in Glibc.send(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL)) }
+            if written > 0 {
+                offset += written
+                continue
+            }
+            if written < 0 && errno == EINTR { continue }
+            guard written < 0, errno == EAGAIN || errno == EWOULDBLOCK else { throw ended("closed its socket") }
+            try wait(for: Int16(POLLOUT), deadline: &deadline)
+        }
+    }
+
+    /// The next frame: its kind, request id and the range of its body in the returned buffer. Waits at most as
+    /// `deadline` allows.
+    func receive(deadline: inout WorkerDeadline) throws(Failure) -> (kind: UInt8, id: UInt64, reader: WireReader) {
+        while true {
+            if let frame = try nextFrame() { return frame }
+            try wait(for: Int16(POLLIN), deadline: &deadline)
+            try fill()
+        }
+    }
+
+    /// A whole frame from what was read, if there is one.
+    private func nextFrame() throws(Failure) -> (kind: UInt8, id: UInt64, reader: WireReader)? {
+        let available = input.count - inputStart
+        guard available >= 4 else { return nil }
+        var length = 0
+        for index in (0..<4).reversed() { length = length << 8 | Int(input[inputStart + index]) }
+        guard length >= 9, length <= WorkerWire.maximumFrame else {
+            throw garbage("it sent a frame of \(length) bytes")
+        }
+        guard available >= 4 + length else { return nil }
+        let start = inputStart + 4
+        inputStart += 4 + length
+        var header = WireReader(input, from: start, to: start + 9)
+        let kind = (try? header.byte()) ?? 0
+        let id = (try? header.integer(UInt64.self)) ?? 0
+        let reader = WireReader(input, from: start + 9, to: start + length)
+        if inputStart == input.count {
+            input.removeAll(keepingCapacity: true)
+            inputStart = 0
+        }
+        return (kind, id, reader)
+    }
+
+    /// Reads what the socket holds.
+    private func fill() throws(Failure) {
+        if inputStart > 0 && inputStart > input.count / 2 {
+            input.removeFirst(inputStart)
+            inputStart = 0
+        }
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }
+            if count > 0 {
+                input.append(contentsOf: chunk[0..<count])
+                if count < chunk.count { return }
+                continue
+            }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            throw ended("closed its socket")
+        }
+    }
+
+    /// Waits until the socket is ready for `events`, reading the worker's standard error meanwhile; throws when
+    /// the deadline passes (the worker is then killed) or the worker ends.
+    private func wait(for events: Int16, deadline: inout WorkerDeadline) throws(Failure) {
+        while true {
+            var descriptors = [pollfd(fd: socket, events: events, revents: 0), pollfd(fd: errors, events: Int16(POLLIN), revents: 0)]
+            let slice = deadline.nextWait()
+            let ready = poll(&descriptors, 2, slice)
+            if ready < 0 && errno == EINTR { continue }
+            if descriptors[1].revents != 0 { drainErrors() }
+            if descriptors[0].revents & events != 0 { return }
+            if descriptors[0].revents & Int16(POLLHUP | POLLERR) != 0 { throw ended("closed its socket") }
+            if ready == 0 || descriptors[0].revents == 0 {
+                if let hung = deadline.expired(pid: pid) {
+                    kill(pid, SIGKILL)
+                    _ = reap()
+                    exited = true
+                    throw Failure(reason: hung + errorQuote(), signal: SIGKILL)
+                }
+            }
+        }
+    }
+
+    /// Reads what the worker wrote to standard error, keeping the last kilobyte.
+    private func drainErrors() {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(errors, $0.baseAddress, $0.count) }
+            guard count > 0 else { return }
+            errorTail.append(contentsOf: chunk[0..<count])
+            if errorTail.count > 1024 { errorTail.removeFirst(errorTail.count - 1024) }
+        }
+    }
+
+    /// `; it wrote: ...`, the last lines of the worker's standard error, or nothing.
+    private func errorQuote() -> String {
+        drainErrors()
+        let lines = String(decoding: errorTail, as: UTF8.self).split(whereSeparator: \.isNewline).suffix(3)
+        let text = TextHygiene.line(lines.joined(separator: " | "))
+        return text.isEmpty ? "" : "; it wrote: \(text)"
+    }
+
+    /// The failure of a worker that closed its socket: how the process ended, once it has.
+    private func ended(_ what: String) -> Failure {
+        let status = reap()
+        if let status, status & 0x7f != 0 {
+            let signal = status & 0x7f
+            return Failure(reason: "its worker crashed with \(PluginQuarantine.signalName(signal))" + errorQuote(), signal: signal)
+        }
+        if let status {
+            let code = (status >> 8) & 0xff
+            return Failure(reason: "its worker exited with status \(code)" + errorQuote(), signal: nil)
+        }
+        return Failure(reason: "its worker \(what)" + errorQuote(), signal: nil)
+    }
+
+    /// A worker that sent what the protocol does not allow: killed, and reported.
+    func garbage(_ what: String) -> Failure {
+        kill(pid, SIGKILL)
+        _ = reap()
+        return Failure(reason: "its worker broke the protocol: \(what)", signal: nil)
+    }
+
+    /// Waits for the process to end (at most about a second, then kills it) and gives its wait status.
+    private func reap() -> Int32? {
+        if exited { return endStatus }
+        var status: Int32 = 0
+        for attempt in 0..<200 {
+            let result = waitpid(pid, &status, attempt < 199 ? WNOHANG : 0)
+            if result == pid {
+                exited = true
+                endStatus = status
+                return status
+            }
+            if result < 0 && errno != EINTR { return nil }
+            if attempt == 100 { kill(pid, SIGKILL) }
+            usleep(5_000)
+        }
+        return nil
+    }
+
+    /// Kills the worker, waits for it and closes its descriptors. Safe to call more than once.
+    func stop() {
+        if socket >= 0, !closed {
+            closed = true
+            close(socket)
+            close(errors)
+            if !exited {
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                exited = true
+            }
+        }
+    }
+
+    private var closed = false
+
+    /// The worker's resident memory in bytes, from `/proc/PID/statm`; `nil` when it cannot be read.
+    var residentBytes: Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
+
+/// How long a host waits for a worker's next frame: a CPU-time budget, checked against the worker's own CPU time, and
+/// a wall-clock limit for a worker that waits without using the processor.
+struct WorkerDeadline {
+    let cpuSeconds: Double
+    let wallSeconds: Double
+    private let start = ContinuousClock.now
+    private var cpuAtStart: Double?
+
+    init(cpuSeconds: Double, wallSeconds: Double) {
+        self.cpuSeconds = cpuSeconds
+        self.wallSeconds = wallSeconds
+    }
+
+    /// How long one poll may wait, in milliseconds: the CPU time is looked at every 50 ms.
+    func nextWait() -> Int32 { 50 }
+
+    /// Why the worker counts as hung, or `nil` while it may go on.
+    mutating func expired(pid: pid_t) -> String? {
+        let elapsed = ContinuousClock.now - start
+        let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let cpu = Self.cpuSeconds(of: pid)
+        guard let cpuAtStart else {
+            cpuAtStart = cpu ?? 0
+            return nil
+        }
+        // The first sample is taken 50 ms in: count that time as used, the most it can have been.
+        let used = (cpu ?? cpuAtStart) - cpuAtStart + 0.05
+        if used >= cpuSeconds {
+            return "its worker hung: it used \(Self.describe(used)) of processor time on one call, past the limit of \(Self.describe(cpuSeconds)), and was killed"
+        }
+        if wall >= wallSeconds {
+            return "its worker hung: no answer in \(Self.describe(wall)) (it used \(Self.describe(used)) of processor time), and was killed"
+        }
+        return nil
+    }
+
+    private static func describe(_ seconds: Double) -> String {
+        seconds >= 10 ? "\(Int(seconds.rounded())) s" : String(format: "%.2f s", seconds)
+    }
+
+    /// The user and system time of a process, from `/proc/PID/stat`.
+    static func cpuSeconds(of pid: pid_t) -> Double? {
+        guard let bytes = FileBytes.read("/proc/\(pid)/stat", limit: 4096) else { return nil }
+        // The command name is in parentheses and may hold spaces: the fields after its closing one are counted.
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+        // utime and stime are fields 14 and 15, the 12th and 13th after the name.
+        guard fields.count > 12, let user = Int(String(decoding: fields[11], as: UTF8.self)),
+            let system = Int(String(decoding: fields[12], as: UTF8.self))
+        else { return nil }
+        return Double(user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}

@@ -1,0 +1,165 @@
+import CMissiveSandbox
+import MissiveCore
+
+/// The frames a host and its plugin worker exchange on their socket (docs/PROTECTION.md, "The worker's
+/// protocol").
+///
+/// Every frame is a 4-byte length, then that many bytes: a kind byte, an 8-byte request id and the body. Numbers are
+/// little-endian; a string or a byte run is a 4-byte length and its bytes; an optional value is a byte (0 absent, 1
+/// present) and the value. The worker answers a decode with one ``Kind/answer`` frame per message, in order, then
+/// ``Kind/done``; a host that reads anything else (another request's id, a kind it did not ask for, a body that
+/// does not parse, a frame over ``maximumFrame``) treats the worker as crashed.
+enum WorkerWire {
+    /// What a frame is.
+    enum Kind: UInt8 {
+        /// Host: decode messages (flags, then the count, then each message's objectName and content).
+        case decode = 1
+        /// Host: run a message action on a message (objectName, content, action id, arguments as a JSON array).
+        case action = 2
+        /// Host: run a composer action (action id, arguments as a JSON array).
+        case compose = 3
+        /// Worker: the plugin loaded (its actions and the loader's refusals of actions), or why it did not.
+        case ready = 10
+        /// Worker: one message of a decode.
+        case answer = 11
+        /// Worker: what an action or composer action gave.
+        case actionAnswer = 12
+        /// Worker: the last answer of a decode has been sent.
+        case done = 13
+        /// Worker: the seccomp filter stopped a system call (written by the SIGSYS handler, in C).
+        case forbidden = 0x7f
+    }
+
+    /// The most one frame may hold: 256 MiB.
+    static let maximumFrame = 256 << 20
+
+    /// What a decode asks for besides the texts.
+    struct DecodeFlags: OptionSet {
+        let rawValue: UInt8
+        /// The view document.
+        static let view = DecodeFlags(rawValue: 1)
+        /// The type's own encoding of the content.
+        static let encoding = DecodeFlags(rawValue: 2)
+    }
+
+    /// A frame whose body does not parse.
+    struct Malformed: Error {
+        let reason: String
+    }
+}
+
+/// Writes frames into one buffer.
+struct WireWriter {
+    private(set) var bytes: [UInt8] = []
+    private var frameStart = 0
+
+    init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Starts a frame; ``endFrame()`` fills in its length.
+    mutating func beginFrame(_ kind: WorkerWire.Kind, id: UInt64) {
+        frameStart = bytes.count
+        integer(UInt32(0))
+        bytes.append(kind.rawValue)
+        integer(id)
+    }
+
+    mutating func endFrame() {
+        let length = UInt32(bytes.count - frameStart - 4)
+        withUnsafeBytes(of: length.littleEndian) { raw in
+            for index in 0..<4 { bytes[frameStart + index] = raw[index] }
+        }
+    }
+
+    /// Forgets what was written (keeping the buffer's capacity).
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    mutating func integer<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func run(_ value: some Collection<UInt8>) {
+        integer(UInt32(value.count))
+        bytes.append(contentsOf: value)
+    }
+
+    mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { run($0) }
+    }
+
+    mutating func optionalString(_ value: String?) {
+        guard let value else { return byte(0) }
+        byte(1)
+        string(value)
+    }
+
+    mutating func error(_ error: MissiveError) {
+        string(error.code.description)
+        string(error.message)
+        optionalString(error.objectName)
+        optionalString(error.action)
+        optionalString(error.parameter)
+    }
+}
+
+/// Reads the body of one frame.
+struct WireReader {
+    private let bytes: [UInt8]
+    private var position: Int
+    private let end: Int
+
+    init(_ bytes: [UInt8], from start: Int, to end: Int) {
+        self.bytes = bytes
+        self.position = start
+        self.end = end
+    }
+
+    var isAtEnd: Bool { position == end }
+
+    private mutating func take(_ count: Int) throws(WorkerWire.Malformed) -> Range<Int> {
+        guard count >= 0, end - position >= count else { throw WorkerWire.Malformed(reason: "a frame ends in the middle of a value") }
+        defer { position += count }
+        return position..<(position + count)
+    }
+
+    mutating func byte() throws(WorkerWire.Malformed) -> UInt8 { bytes[try take(1).lowerBound] }
+
+    mutating func integer<T: FixedWidthInteger>(_ type: T.Type = T.self) throws(WorkerWire.Malformed) -> T {
+        let range = try take(MemoryLayout<T>.size)
+        var value: T = 0
+        for index in range.reversed() { value = value << 8 | T(truncatingIfNeeded: bytes[index]) }
+        return value
+    }
+
+    mutating func run() throws(WorkerWire.Malformed) -> ArraySlice<UInt8> {
+        let count = Int(try integer(UInt32.self))
+        return bytes[try take(count)]
+    }
+
+    mutating func string() throws(WorkerWire.Malformed) -> String {
+        String(decoding: try run(), as: UTF8.self)
+    }
+
+    mutating func optionalString() throws(WorkerWire.Malformed) -> String? {
+        switch try byte() {
+        case 0: return nil
+        case 1: return try string()
+        default: throw WorkerWire.Malformed(reason: "an optional value has a flag other than 0 and 1")
+        }
+    }
+
+    /// An error the worker sent, about the plugin at `file`.
+    mutating func error(file: String) throws(WorkerWire.Malformed) -> MissiveError {
+        let codeName = try string()
+        let message = try string()
+        let objectName = try optionalString(), action = try optionalString(), parameter = try optionalString()
+        let code = MissiveError.Code(wireName: codeName) ?? .pluginFailure
+        return MissiveError(code, message, file: file, objectName: objectName, action: action, parameter: parameter)
+    }
+}

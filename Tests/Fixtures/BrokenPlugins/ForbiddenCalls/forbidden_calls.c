@@ -1,0 +1,70 @@
+/* Defect: decode tries what an isolated worker's seccomp filter forbids when the content names it: "open" opens a
+   file, "socket" makes a socket, "exec" starts a program, "ptrace" asks to be traced and "fork" starts a process.
+   When the call is let through, decode fails with a reason saying so; under the filter, the worker is stopped at the
+   call. Its examples and other content decode as the echo type. */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fixture_support.h"
+
+MISSIVE_METADATA_PLUGIN("BrokenForbiddenCalls", "0.0.1", "Missive Tests");
+MISSIVE_METADATA_TYPE("fixture:forbidden", MISSIVE_PERSISTENCE_COUNTED, 0);
+
+static int holds(const uint8_t *content, size_t length, const char *word) {
+    size_t size = strlen(word);
+    for (size_t index = 0; index + size <= length; index++) {
+        if (memcmp(content + index, word, size) == 0) return 1;
+    }
+    return 0;
+}
+
+static int32_t allowed(const missive_sink *error, const char *what) {
+    return missive_fail_with_reason(error, what);
+}
+
+static int32_t forbidden_decode(void *context, const uint8_t *content, size_t length, missive_message **out, const missive_sink *error) {
+    if (holds(content, length, "open")) {
+        int file = open("/etc/hostname", O_RDONLY);
+        if (file >= 0) close(file);
+        return allowed(error, "open was allowed");
+    }
+    if (holds(content, length, "socket")) {
+        int sock = socket(AF_INET, SOCK_STREAM, 0);
+        if (sock >= 0) close(sock);
+        return allowed(error, "socket was allowed");
+    }
+    if (holds(content, length, "exec")) {
+        char *const arguments[] = {"true", NULL};
+        char *const environment[] = {NULL};
+        execve("/bin/true", arguments, environment);
+        return allowed(error, "execve returned");
+    }
+    if (holds(content, length, "ptrace")) {
+        ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+        return allowed(error, "ptrace was allowed");
+    }
+    if (holds(content, length, "fork")) {
+        pid_t child = fork();
+        if (child == 0) _exit(0);
+        if (child > 0) waitpid(child, NULL, 0);
+        return allowed(error, "fork was allowed");
+    }
+    return fixture_decode(context, content, length, out, error);
+}
+
+static const missive_type type = {
+    .struct_size = sizeof(missive_type), .object_name = "fixture:forbidden", .persistence = MISSIVE_PERSISTENCE_COUNTED,
+    .example_count = 1, .examples = fixture_examples, .decode = forbidden_decode, .release = fixture_release,
+    .encode = fixture_encode, .digest = fixture_digest,
+};
+static const missive_type *const types[] = {&type};
+static const missive_plugin plugin = FIXTURE_PLUGIN("BrokenForbiddenCalls", types);
+
+const missive_plugin *missive_plugin_entry_v1(const missive_host *host) {
+    (void)host;
+    return &plugin;
+}

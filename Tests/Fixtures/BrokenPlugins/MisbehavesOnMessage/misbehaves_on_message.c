@@ -1,0 +1,74 @@
+/* Defect: decode misbehaves on content holding one of a few words, and handles its examples and everything else
+   correctly: "crash" dereferences NULL, "hang" spins forever, "sleep" waits forever without using the processor,
+   "abort" aborts, "exit" calls exit(0), "garbage" writes bytes onto the isolated worker's socket (descriptor 3)
+   when that is a socket, and "overflow" recurses until the stack runs out. In process, each of these ends or stops
+   the host; isolated, each costs the one message. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fixture_support.h"
+
+MISSIVE_METADATA_PLUGIN("BrokenMisbehavesOnMessage", "0.0.1", "Missive Tests");
+MISSIVE_METADATA_TYPE("fixture:moody", MISSIVE_PERSISTENCE_COUNTED, 0);
+
+static int holds(const uint8_t *content, size_t length, const char *word) {
+    size_t size = strlen(word);
+    for (size_t index = 0; index + size <= length; index++) {
+        if (memcmp(content + index, word, size) == 0) return 1;
+    }
+    return 0;
+}
+
+static int deeper(volatile int depth) {
+    volatile char frame[512];
+    frame[0] = (char)depth;
+    return deeper(depth + 1) + frame[0];
+}
+
+static int32_t moody_decode(void *context, const uint8_t *content, size_t length, missive_message **out, const missive_sink *error) {
+    if (holds(content, length, "crash")) {
+        volatile int *nowhere = NULL;
+        *nowhere = 1;
+    }
+    if (holds(content, length, "hang")) {
+        for (volatile unsigned long spin = 0;; spin++) {
+        }
+    }
+    if (holds(content, length, "sleep")) {
+        for (;;) pause();
+    }
+    if (holds(content, length, "abort")) {
+        fprintf(stderr, "misbehaves_on_message.c: asked to abort\n");
+        abort();
+    }
+    if (holds(content, length, "exit")) exit(0);
+    if (holds(content, length, "overflow")) return deeper(0);
+    if (holds(content, length, "garbage")) {
+        struct stat info;
+        if (fstat(3, &info) == 0 && S_ISSOCK(info.st_mode)) {
+            static const uint8_t junk[] = {0xff, 0xff, 0xff, 0x7f, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+            ssize_t written = write(3, junk, sizeof junk);
+            (void)written;
+        }
+    }
+    (void)context, (void)error;
+    return fixture_keep(content, length, out);
+}
+
+static const missive_type type = {
+    .struct_size = sizeof(missive_type), .object_name = "fixture:moody", .persistence = MISSIVE_PERSISTENCE_COUNTED,
+    .example_count = 1, .examples = fixture_examples, .decode = moody_decode, .release = fixture_release,
+    .encode = fixture_encode, .digest = fixture_digest,
+};
+static const missive_type *const types[] = {&type};
+static const missive_plugin plugin = FIXTURE_PLUGIN("BrokenMisbehavesOnMessage", types);
+
+const missive_plugin *missive_plugin_entry_v1(const missive_host *host) {
+    (void)host;
+    return &plugin;
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Missive
+import MissiveTestSupport
+import Testing
+
+/// Plugins run isolated, each in a worker process of its own (docs/PROTECTION.md, "Isolated plugins"): the real
+/// `missive-plugin-worker` executable, the real fixture and sample `.so` files, and the real seccomp filter. The test
+/// process itself is the host that must never die.
+@Suite(.timeLimit(.minutes(10)))
+struct IsolationTests {
+    /// The worker executable beside the test bundle.
+    static let workerCommand = [Fixtures.buildDirectory + "/" + PluginIsolation.workerExecutableName]
+
+    /// A registry that runs every plugin of `products` isolated, with short deadlines so that a hang costs little.
+    static func isolatedRegistry(
+        _ products: [String], quarantine: PluginQuarantine? = nil, crashLimit: Int = 5, filter: Bool = true
+    ) throws -> (registry: MessageRegistry, discovery: PluginDiscovery) {
+        var protection = PluginProtection(quarantine: quarantine)
+        protection.isolation = PluginIsolation(
+            policy: .isolated, workerCommand: workerCommand, callCPUSeconds: 0.5, callWallSeconds: 3, systemCallFilter: filter, crashLimit: crashLimit)
+        let result = MessageRegistry.discover(searchPath: Fixtures.searchPath(try Fixtures.stage(products)), protection: protection)
+        return (result.registry, result.discovery)
+    }
+
+    static func moody(_ index: Int, _ word: String) -> Envelope {
+        Envelope(
+            id: "m\(index)", conversationID: "c1", senderID: "u1", sentAt: 1_700_000_000_000 + Int64(index), objectName: "fixture:moody",
+            content: Array("{\"fixture\":true,\"n\":\(index),\"say\":\"\(word)\"}".utf8))
+    }
+
+    @Test("a batch of 1,000 where one message crashes the plugin and one hangs it: 998 decode, two are unknown with their reasons")
+    func crashAndHangCostOneMessageEach() throws {
+        let (registry, discovery) = try Self.isolatedRegistry(["BrokenMisbehavesOnMessage"])
+        #expect(discovery.rejections.isEmpty, "\(discovery.rejections)")
+        #expect(discovery.isolatedPlugins.map(\.name) == ["BrokenMisbehavesOnMessage"])
+        #expect(discovery.plugins.isEmpty, "an isolated plugin is not loaded into the host")
+        var envelopes = (0..<1000).map { Self.moody($0, "fine") }
+        envelopes[137] = Self.moody(137, "crash")
+        envelopes[802] = Self.moody(802, "hang")
+        let messages = registry.decode(envelopes)
+        #expect(messages.count == 1000)
+        #expect(messages.filter(\.isKnown).count == 998)
+        for (index, message) in messages.enumerated() where index != 137 && index != 802 {
+            #expect(message.isKnown, "message \(index): \(message.unknown?.reason.description ?? "")")
+            #expect(message.envelope.id == "m\(index)")
+            #expect(message.digest == "[fixture]")
+        }
+        guard case .pluginCrashed(let crash)? = messages[137].unknown?.reason else {
+            Issue.record("message 137: \(String(describing: messages[137].unknown?.reason))")
+            return
+        }
+        #expect(crash.contains("SIGSEGV"), "\(crash)")
+        guard case .pluginCrashed(let hang)? = messages[802].unknown?.reason else {
+            Issue.record("message 802: \(String(describing: messages[802].unknown?.reason))")
+            return
+        }
+        #expect(hang.contains("hung"), "\(hang)")
+        // Nothing of the two is lost: the bytes are kept, and the type's persistence applies.
+        #expect(messages[137].unknown?.rawContent == envelopes[137].content)
+        #expect(messages[137].persistence == .counted)
+        // The plugin stays in service: the next batch decodes, on a new worker.
+        let again = registry.decode([Self.moody(1000, "fine"), Self.moody(1001, "also fine")])
+        #expect(again.allSatisfy { $0.isKnown })
+    }
+
+    @Test("each way a worker can fail costs the one message, with the reason", arguments: [
+        ("crash", "SIGSEGV"), ("abort", "SIGABRT"), ("overflow", "SIGSEGV"), ("exit", "called exit() during decode"),
+        ("sleep", "no answer in"), ("garbage", "broke the protocol"),
+    ])
+    func eachFailure(word: String, reason: String) throws {
+        let (registry, _) = try Self.isolatedRegistry(["BrokenMisbehavesOnMessage"])
+        let messages = registry.decode([Self.moody(0, "fine"), Self.moody(1, word), Self.moody(2, "fine")])
+        #expect(messages[0].isKnown && messages[2].isKnown)
+        guard case .pluginCrashed(let text)? = messages[1].unknown?.reason else {
+            Issue.record("\(word): \(String(describing: messages[1].unknown?.reason))")
+            return
+        }
+        #expect(text.contains(reason), "\(word): \(text)")
+        // Decoding one message alone takes the same path.
+        guard case .pluginCrashed(let alone)? = registry.decode(Self.moody(3, word)).unknown?.reason else {
+            Issue.record("\(word) alone was not answered as a crash")
+            return
+        }
+        #expect(alone.contains(reason), "\(word) alone: \(alone)")
+    }
+
+    @Test("the seccomp filter stops each forbidden call, names it, and the host goes on", arguments: [
+        ("open", "openat"), ("socket", "socket"), ("exec", "execve"), ("ptrace", "ptrace"), ("fork", "clone"),
+    ])
+    func forbiddenCalls(word: String, call: String) throws {
+        let (registry, discovery) = try Self.isolatedRegistry(["BrokenForbiddenCalls"])
+        #expect(discovery.rejections.isEmpty, "\(discovery.rejections)")
+        let envelope = Fixtures.envelope("fixture:forbidden", "{\"fixture\":true,\"try\":\"\(word)\"}")
+        let message = registry.decode(envelope)
+        guard case .pluginCrashed(let text)? = message.unknown?.reason else {
+            Issue.record("\(word): \(String(describing: message.unknown?.reason))")
+            return
+        }
+        #expect(text.contains("the seccomp filter stopped it calling \(call)"), "\(word): \(text)")
+        #expect(registry.decode(Fixtures.envelope("fixture:forbidden", "{\"fixture\":true}")).isKnown)
+    }
+
+    @Test("without the filter the same calls go through, which is what the filter is for")
+    func withoutTheFilter() throws {
+        let (registry, _) = try Self.isolatedRegistry(["BrokenForbiddenCalls"], filter: false)
+        let message = registry.decode(Fixtures.envelope("fixture:forbidden", "{\"fixture\":true,\"try\":\"socket\"}"))
+        #expect(message.unknown?.reason == .decodeFailed("socket was allowed"))
+    }
+
+    @Test("a plugin that keeps crashing is taken out of service and quarantined for the next start")
+    func crashLimit() throws {
+        let journal = Fixtures.scratchPath("crashes")
+        let quarantine = PluginQuarantine(file: journal)
+        let (registry, _) = try Self.isolatedRegistry(["BrokenMisbehavesOnMessage"], quarantine: quarantine, crashLimit: 2)
+        let first = registry.decode([Self.moody(0, "fine"), Self.moody(1, "crash"), Self.moody(2, "fine"), Self.moody(3, "crash")])
+        #expect(first.map(\.isKnown) == [true, false, true, false])
+        let after = registry.decode(Self.moody(4, "fine"))
+        guard case .pluginUnavailable(let reason)? = after.unknown?.reason else {
+            Issue.record("\(String(describing: after.unknown?.reason))")
+            return
+        }
+        #expect(reason.contains("failed 2 times"), "\(reason)")
+        #expect(quarantine.crashes().count == 1)
+    }
+
+    @Test("the sample plugins isolated: the same digests, words, views and actions as in process")
+    func samplesAgree() throws {
+        let inProcess = try Fixtures.sampleRegistry()
+        let (isolated, discovery) = try Self.isolatedRegistry(Fixtures.samplePlugins)
+        #expect(discovery.rejections.isEmpty, "\(discovery.rejections)")
+        #expect(discovery.isolatedPlugins.count == Fixtures.samplePlugins.count)
+        let envelopes = try Fixtures.conversationLines().map { try Envelope(parsing: $0) }
+        let expected = envelopes.map(inProcess.decode)
+        for views in [false, true] {
+            let got = isolated.decode(envelopes, views: views)
+            for (want, have) in zip(expected, got) {
+                #expect(want.isKnown == have.isKnown, "\(want.envelope.id)")
+                #expect(want.digest == have.digest, "\(want.envelope.id)")
+                #expect(want.content.pushContent == have.content.pushContent, "\(want.envelope.id)")
+                #expect(want.content.searchableWords == have.content.searchableWords, "\(want.envelope.id)")
+                #expect(want.content.media == have.content.media, "\(want.envelope.id)")
+                #expect(want.content.view == have.content.view, "\(want.envelope.id)")
+                #expect((try? want.content.typeEncodedContent()) == (try? have.content.typeEncodedContent()), "\(want.envelope.id)")
+            }
+        }
+        // A vote in a poll runs in the worker and gives the same edit.
+        let poll = try #require(envelopes.first { $0.objectName == "demo:poll" && inProcess.decode($0).isKnown })
+        let wantEdit = try inProcess.perform("vote", on: inProcess.decode(poll), arguments: [0, "zoe"])
+        let haveEdit = try isolated.perform("vote", on: isolated.decode(poll), arguments: [0, "zoe"])
+        guard case .edited(let want) = wantEdit, case .edited(let have) = haveEdit else {
+            Issue.record("\(wantEdit) \(haveEdit)")
+            return
+        }
+        #expect(want.envelope.content == have.envelope.content)
+        #expect(want.digest == have.digest)
+        // Arguments the host refuses are never sent.
+        #expect(throws: MissiveError.self) { try isolated.perform("vote", on: isolated.decode(poll), arguments: ["not a number", "zoe"]) }
+    }
+}
