@@ -14,6 +14,14 @@ public struct IncomingMessage: Sendable {
         self.envelopeBytes = message.envelope.encoded()
     }
 
+    /// A message whose envelope is stored as `envelopeBytes`: the line it was parsed from, byte for byte. For a host
+    /// that decodes many lines in one call (``MessageRegistry/decode(_:views:)``, which sends an isolated plugin's
+    /// messages to its worker in one batch).
+    public init(_ message: Message, envelopeBytes: [UInt8]) {
+        self.message = message
+        self.envelopeBytes = envelopeBytes
+    }
+
     /// One received line (one envelope of JSON Lines), decoded through `registry` and stored exactly as
     /// received.
     ///
@@ -33,6 +41,6 @@ extension MessageStore {
 
     /// Decodes `envelopes` through `registry` and ingests them, in one transaction.
     public func ingest(_ envelopes: [Envelope], registry: MessageRegistry) async throws(StoreError) -> IngestReport {
-        try await ingest(envelopes.map { IncomingMessage(registry.decode($0)) })
+        try await ingest(registry.decode(envelopes).map(IncomingMessage.init))
     }
 }

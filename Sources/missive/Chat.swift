@@ -86,17 +86,17 @@ extension MissiveCommand {
             let columns = width ?? Console.terminalColumns.map { min(max($0, 20), 1000) } ?? 80
             let session = ChatSession(
                 sync: sync, registry: discovery.registry, output: ChatOutput(terminal: terminal), width: columns,
-                colors: terminal && TerminalRenderer.colorsSuitStandardOutput(), reload: { try Self.discover(directories: directories, logger: logger) },
+                colors: terminal && TerminalRenderer.colorsSuitStandardOutput(), reload: { [isolation = plugins.isolation] in try Self.discover(directories: directories, isolation: isolation, logger: logger) },
                 pluginFingerprint: { ChatSession.fingerprint(directories: directories) })
             await session.run()
         }
 
         /// The plugins on the search path with `directories` first, discovered as ``PluginOptions/discover(logger:)``
         /// does: again after they changed.
-        static func discover(directories: [String], logger: Logger) throws -> MessageRegistry {
+        static func discover(directories: [String], isolation: PluginIsolation.Policy?, logger: Logger) throws -> MessageRegistry {
             let result = MessageRegistry.discover(
-                searchPath: .standard(explicitDirectories: directories), metadataCache: .standard(), protection: try PluginOptions.protection(logger: logger),
-                logger: logger)
+                searchPath: .standard(explicitDirectories: directories), metadataCache: .standard(),
+                protection: try PluginOptions.protection(logger: logger, isolation: isolation), logger: logger)
             LateRefusals.watch(result.registry, logger: logger)
             return result.registry
         }

@@ -18,6 +18,11 @@ struct MissiveCommand: AsyncParsableCommand {
 
     /// Runs the command; a usage error exits with code 2 (not ArgumentParser's 64), as `check` documents.
     static func main() async {
+        // `missive plugin-worker FILE ...`: this executable as an isolated plugin's worker, when no
+        // missive-plugin-worker is beside it. Before anything else runs: a worker starts bare.
+        if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "plugin-worker" {
+            Foundation.exit(PluginIsolation.runWorker(arguments: Array(CommandLine.arguments.dropFirst(2))))
+        }
         // Before the first suspension (see CommandMain.run).
         Console.prepare()
         await CommandMain.run(Self.self, finally: LateRefusals.report)
@@ -28,6 +33,8 @@ extension MissiveCommand {
     /// This executable, to run the conformance checks' and the plugin scanner's child processes.
     static var executablePath: String { CommandMain.executablePath }
 }
+
+extension PluginIsolation.Policy: ExpressibleByArgument {}
 
 /// The output formats every subcommand offers.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
@@ -43,6 +50,13 @@ struct PluginOptions: ParsableArguments {
         transform: CommandLinePath.resolve)
     var directories: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Which plugins run in a worker process of their own: in-process, isolated, or untrusted-isolated (those not signed by a trusted key). "
+                + "Default: MISSIVE_ISOLATION, else untrusted-isolated for serve and in-process for the other commands (docs/PROTECTION.md).",
+            valueName: "policy"))
+    var isolation: PluginIsolation.Policy?
+
     /// Discovers and registers every plugin on the search path, with the standard metadata cache
     /// (`MISSIVE_METADATA_CACHE=off` turns it off), logging refusals and decisions to `logger`.
     ///
@@ -54,22 +68,45 @@ struct PluginOptions: ParsableArguments {
     /// that fail the file-system checks or, as `MISSIVE_TRUST` says, are not signed by a trusted key.
     ///
     /// - Throws: `ExitCode(2)` when `MISSIVE_TRUST` is not a mode.
-    func discover(logger: Logger) throws -> DiscoveryResult {
+    ///
+    /// Plugins run isolated as `--isolation` (else `MISSIVE_ISOLATION`, else `defaultIsolation`) says, in workers of
+    /// `missive-plugin-worker` beside this executable (or `MISSIVE_PLUGIN_WORKER`), else of this executable itself.
+    ///
+    /// - Throws: `ExitCode(2)` when `MISSIVE_TRUST` is not a mode or `MISSIVE_ISOLATION` is not a policy.
+    func discover(logger: Logger, defaultIsolation: PluginIsolation.Policy = .inProcess) throws -> DiscoveryResult {
         let result = MessageRegistry.discover(
-            searchPath: .standard(explicitDirectories: directories), metadataCache: .standard(), protection: try Self.protection(logger: logger),
-            logger: logger)
+            searchPath: .standard(explicitDirectories: directories), metadataCache: .standard(),
+            protection: try Self.protection(logger: logger, isolation: isolation, defaultIsolation: defaultIsolation), logger: logger)
         LateRefusals.watch(result.registry, logger: logger)
         return result
     }
 
-    /// The CLI's protection: its trust policy, the standard quarantine, and this executable as the scanner
-    /// unless `MISSIVE_PLUGIN_SCANNER` says otherwise.
-    static func protection(logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PluginProtection {
+    /// The CLI's protection: its trust policy, the standard quarantine, this executable as the scanner unless
+    /// `MISSIVE_PLUGIN_SCANNER` says otherwise, and the isolation `policy` (else `MISSIVE_ISOLATION`, else
+    /// `defaultIsolation`).
+    static func protection(
+        logger: Logger, isolation policy: PluginIsolation.Policy? = nil, defaultIsolation: PluginIsolation.Policy = .inProcess,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> PluginProtection {
         var protection = PluginProtection.standard(environment: environment)
         protection.trust = try MissiveCommand.trustPolicy(logger: logger, environment: environment)
         if environment["MISSIVE_PLUGIN_SCANNER", default: ""].isEmpty {
             protection.scanner = PluginScanner(
                 command: [MissiveCommand.executablePath, "scan-plugin"], timeout: PluginScanner.standardTimeout(environment: environment))
+        }
+        var chosen = defaultIsolation
+        if let policy {
+            chosen = policy
+        } else if let setting = environment["MISSIVE_ISOLATION"], !setting.isEmpty {
+            guard let policy = PluginIsolation.Policy(rawValue: setting) else {
+                Console.error("MISSIVE_ISOLATION is '\(setting)'; it must be one of \(PluginIsolation.Policy.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw ExitCode(2)
+            }
+            chosen = policy
+        }
+        protection.isolation = .standard(policy: chosen, environment: environment)
+        if chosen != .inProcess && protection.isolation.workerCommand == nil {
+            protection.isolation.workerCommand = [MissiveCommand.executablePath, "plugin-worker"]
         }
         return protection
     }

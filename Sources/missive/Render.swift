@@ -45,7 +45,7 @@ extension MissiveCommand {
             let data = try InputFile.read(input)
             let logger = logging.logger()
             let result = try plugins.discover(logger: logger)
-            var messages: [Message] = []
+            var envelopes: [(envelope: Envelope, line: Int)] = []
             var failed = false
             var lineNumber = 0
             // A big conversation takes a while to decode: a count on standard error when it is a terminal.
@@ -56,14 +56,15 @@ extension MissiveCommand {
                 if line.last == 0x0D { line = line.dropLast() }
                 guard line.contains(where: { ![0x20, 0x09].contains($0) }) else { continue }
                 do {
-                    let message = try result.registry.decode(line: line)
-                    Self.reportView(of: message, line: lineNumber, logger: logger)
-                    messages.append(message)
+                    envelopes.append((try Envelope(parsing: line), lineNumber))
                 } catch {
                     failed = true
                     Console.error("\(input == "-" ? "<stdin>" : input): line \(lineNumber): [\(error.code)] \(error.message)")
                 }
             }
+            // In one call, views included: an isolated plugin's messages cross to its worker once.
+            let messages = result.registry.decode(envelopes.map(\.envelope), views: true)
+            for (message, entry) in zip(messages, envelopes) { Self.reportView(of: message, line: entry.line, logger: logger) }
             progress.finish()
             let transcript = Transcript(messages: messages, currentUserID: me, clock: drawing.clock, actions: result.registry.actions(for:))
             let title = "Missive: " + (input == "-" ? "standard input" : (input as NSString).lastPathComponent)
@@ -74,7 +75,8 @@ extension MissiveCommand {
         /// Tells the author why a plugin's view was not drawn as written: a view that fails or cannot be
         /// read (the default view is drawn instead) is a warning; repairs the host made are told with `-v`.
         static func reportView(of message: Message, line: Int, logger: Logger) {
-            guard let content = message.content as? PluginContent, message.persistence != .status else { return }
+            let content = message.content
+            guard content is PluginContent || content is IsolatedContent, message.persistence != .status else { return }
             let what = "line \(line), \(message.envelope.id): \(content.objectName)'s view"
             do {
                 guard let reading = try content.describedView() else { return }

@@ -111,7 +111,8 @@ extension MissiveCommand.Serve {
                     throw ExitCode(2)
                 }
             }
-            let discovery = try plugins.discover(logger: logger)
+            // Any member can send a server a message of any type: plugins not signed by a trusted key run isolated.
+            let discovery = try plugins.discover(logger: logger, defaultIsolation: .untrustedIsolated)
             let server: MissiveServer
             do {
                 server = try await MissiveServer.open(configuration: configuration, registry: discovery.registry, logger: logger)
@@ -125,7 +126,7 @@ extension MissiveCommand.Serve {
                 Console.error("cannot start the server: \(error)")
                 throw ExitCode(2)
             }
-            let loaded = discovery.plugins.count
+            let loaded = discovery.plugins.count + discovery.discovery.isolatedPlugins.count
             let store = configuration.storeLocation.description
             let listening = Mutex(false)
             do {

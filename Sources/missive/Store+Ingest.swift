@@ -51,11 +51,16 @@ extension MissiveCommand.Store {
             let progress = Progress(label: "ingesting \(input == "-" ? "standard input" : (input as NSString).lastPathComponent)", unit: "lines")
             var stored = 0, duplicates: [String] = [], notStored: [(String, Persistence)] = [], malformed = 0, refused = 0
             var batch: [IncomingMessage] = []
+            // The envelopes read and not decoded yet, with their lines: decoded together when a batch is committed, so
+            // that an isolated plugin's messages cross to its worker at once.
+            var pending: [(envelope: Envelope, line: [UInt8])] = []
             var batchStart = 1
             var lineNumber = 0
             // In a shared store, the senders known to be members of their conversations.
             var members: Set<[String]> = []
             func commit() async throws {
+                batch = zip(registry.decode(pending.map(\.envelope)), pending).map { IncomingMessage($0, envelopeBytes: $1.line) }
+                pending.removeAll(keepingCapacity: true)
                 guard !batch.isEmpty else { return }
                 let report: IngestReport
                 do {
@@ -92,12 +97,12 @@ extension MissiveCommand.Store {
                 if line.last == 0x0D { line.removeLast() }
                 guard line.contains(where: { ![0x20, 0x09].contains($0) }) else { continue }
                 do {
-                    batch.append(try IncomingMessage(line: line, registry: registry))
+                    pending.append((try Envelope(parsing: line), line))
                 } catch {
                     malformed += 1
                     Console.error("\(name): line \(lineNumber): [\(error.code)] \(error.message)")
                 }
-                if batch.count >= batchSize { try await commit() }
+                if pending.count >= batchSize { try await commit() }
             }
             try await commit()
             progress.finish()

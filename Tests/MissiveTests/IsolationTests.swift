@@ -13,11 +13,12 @@ struct IsolationTests {
 
     /// A registry that runs every plugin of `products` isolated, with short deadlines so that a hang costs little.
     static func isolatedRegistry(
-        _ products: [String], quarantine: PluginQuarantine? = nil, crashLimit: Int = 5, filter: Bool = true
+        _ products: [String], quarantine: PluginQuarantine? = nil, crashLimit: Int = 5, filter: Bool = true, memoryLimit: UInt64 = 1 << 30
     ) throws -> (registry: MessageRegistry, discovery: PluginDiscovery) {
         var protection = PluginProtection(quarantine: quarantine)
         protection.isolation = PluginIsolation(
-            policy: .isolated, workerCommand: workerCommand, callCPUSeconds: 0.5, callWallSeconds: 3, systemCallFilter: filter, crashLimit: crashLimit)
+            policy: .isolated, workerCommand: workerCommand, callCPUSeconds: 0.5, callWallSeconds: 3, loadCPUSeconds: 2, memoryLimitBytes: memoryLimit,
+            systemCallFilter: filter, crashLimit: crashLimit)
         let result = MessageRegistry.discover(searchPath: Fixtures.searchPath(try Fixtures.stage(products)), protection: protection)
         return (result.registry, result.discovery)
     }
@@ -156,4 +157,115 @@ struct IsolationTests {
         // Arguments the host refuses are never sent.
         #expect(throws: MissiveError.self) { try isolated.perform("vote", on: isolated.decode(poll), arguments: ["not a number", "zoe"]) }
     }
+
+    /// What a crash fixture does under isolation.
+    enum Outcome: Sendable, CustomTestStringConvertible {
+        /// The worker fails while loading the plugin (its initialisers, entry, or examples): refused, with the reason.
+        case refusedAtLoad(String)
+        /// The loader in the worker refuses the plugin for what it did to the process.
+        case refusedForProcessState
+        /// One message of the type fails the worker: it alone is unknown, with the reason.
+        case messageCrashes(objectName: String, content: String, reason: String)
+        /// Every decode is refused with the reason (a first call changed the worker's process).
+        case decodesRefused(objectName: String, reason: String)
+        /// The plugin loads and decodes under the worker's limits.
+        case decodes(objectName: String)
+
+        var testDescription: String {
+            switch self {
+            case .refusedAtLoad(let reason): "refused at load (\(reason))"
+            case .refusedForProcessState: "refused for changing the process"
+            case .messageCrashes(_, _, let reason): "one message crashes (\(reason))"
+            case .decodesRefused(_, let reason): "decodes refused (\(reason))"
+            case .decodes: "decodes"
+            }
+        }
+    }
+
+    static let deepContent = "{\"deep\":" + String(repeating: "[", count: 2_000_000) + String(repeating: "]", count: 2_000_000) + ",\"fixture\":true}"
+
+    @Test("every crash fixture isolated: the host lives, the others decode, and the report names the reason", arguments: [
+        ("BrokenCrashInDecode", Outcome.refusedAtLoad("crashed with SIGSEGV")),
+        ("BrokenHangInDecode", .refusedAtLoad("hung")),
+        ("BrokenAbortOnLoad", .refusedAtLoad("crashed with SIGABRT")),
+        ("BrokenExitInDecode", .refusedAtLoad("called exit()")),
+        ("BrokenFloodInDecode", .refusedAtLoad("hung")),
+        ("BrokenForkInDecode", .refusedAtLoad("the seccomp filter stopped it calling clone")),
+        ("BrokenCrashInEntry", .refusedAtLoad("crashed with SIGSEGV")),
+        ("BrokenAbortInInitializer", .refusedAtLoad("crashed with SIGABRT")),
+        ("BrokenCrashOnOwnThread", .refusedAtLoad("crashed with SIGSEGV")),
+        ("BrokenExitOnInput", .refusedAtLoad("called exit()")),
+        ("BrokenClosesStandardStream", .refusedForProcessState),
+        ("BrokenChangesDirectory", .refusedForProcessState),
+        ("BrokenOwnSignalHandler", .refusedForProcessState),
+        ("BrokenChangesLocaleOrUmask", .refusedForProcessState),
+        ("BrokenAbortOnMessage", .messageCrashes(objectName: "fixture:boom", content: "{\"say\":\"boom\",\"fixture\":true}", reason: "SIGABRT")),
+        ("BrokenAbortsOnMutation", .messageCrashes(objectName: "fixture:aborts", content: "{\"fixture\":x}", reason: "unexpected byte 0x78")),
+        ("BrokenDeepRecursion", .messageCrashes(objectName: "fixture:deep", content: deepContent, reason: "SIGSEGV")),
+        ("BrokenMisbehavesOnMessage", .messageCrashes(objectName: "fixture:moody", content: "{\"say\":\"allocate\"}", reason: "out of memory")),
+        ("BrokenChangesUmaskInDecode", .decodesRefused(objectName: "fixture:umask", reason: "umask")),
+        ("BrokenHugeAllocation", .decodes(objectName: "fixture:huge")),
+    ])
+    func crashFixture(product: String, outcome: Outcome) throws {
+        // The other plugin beside it: it must go on decoding whatever the fixture does.
+        let (registry, discovery) = try Self.isolatedRegistry([product, "CRating"], memoryLimit: 512 << 20)
+        let rating = Fixtures.envelope("demo:rating", "{\"score\":4,\"comment\":\"ok\"}")
+        #expect(registry.decode(rating).isKnown, "\(product): the C sample beside it")
+        let refusals = discovery.rejections.filter { $0.file?.hasSuffix("lib\(product).so") == true }
+        switch outcome {
+        case .refusedAtLoad(let reason):
+            #expect(refusals.count == 1, "\(product): \(discovery.rejections)")
+            #expect(refusals.first?.message.contains(reason) == true, "\(product): \(refusals.first?.message ?? "not refused")")
+        case .refusedForProcessState:
+            #expect(refusals.map(\.code) == [.changedProcessState], "\(product): \(discovery.rejections)")
+        case .messageCrashes(let objectName, let content, let reason):
+            #expect(refusals.isEmpty, "\(product): \(refusals)")
+            let fine = Envelope(id: "fine", conversationID: "c1", senderID: "u1", sentAt: 1, objectName: objectName, content: Array("{\"fixture\":true}".utf8))
+            let bad = Envelope(id: "bad", conversationID: "c1", senderID: "u1", sentAt: 2, objectName: objectName, content: Array(content.utf8))
+            let messages = registry.decode([fine, bad, fine, rating])
+            #expect(messages[0].isKnown && messages[2].isKnown && messages[3].isKnown, "\(product)")
+            guard case .pluginCrashed(let text)? = messages[1].unknown?.reason else {
+                Issue.record("\(product): \(String(describing: messages[1].unknown?.reason))")
+                return
+            }
+            #expect(text.contains(reason), "\(product): \(text)")
+            #expect(messages[1].unknown?.rawContent == bad.content)
+        case .decodesRefused(let objectName, let reason):
+            #expect(refusals.isEmpty, "\(product): \(refusals)")
+            let message = registry.decode(Fixtures.envelope(objectName, "{\"fixture\":true}"))
+            guard case .decodeFailed(let text)? = message.unknown?.reason else {
+                Issue.record("\(product): \(String(describing: message.unknown?.reason))")
+                return
+            }
+            #expect(text.contains(reason), "\(product): \(text)")
+        case .decodes(let objectName):
+            #expect(refusals.isEmpty, "\(product): \(refusals)")
+            #expect(registry.decode(Fixtures.envelope(objectName, "{\"fixture\":true}")).isKnown, "\(product)")
+        }
+        #expect(registry.decode(rating).isKnown, "\(product): the C sample after it")
+    }
+
+    @Test("a view that crashes its worker costs the view, not the message; a composer action that crashes costs the action")
+    func viewAndActionCrashes() throws {
+        let (registry, _) = try Self.isolatedRegistry(["BrokenViewCrashesOnMutation", "BrokenActionCrashesOnOddString"])
+        let withoutLabel = Fixtures.envelope("fixture:view-label", "{\"fixture\":true}")
+        for views in [false, true] {
+            let message = try #require(registry.decode([withoutLabel], views: views).first)
+            #expect(message.isKnown)
+            #expect(throws: MissiveError.self) { try message.content.describedView() }
+            // A host draws the default view instead.
+            #expect(message.content.view == .defaultView(digest: message.digest, media: nil))
+        }
+        let labelled = registry.decode(Fixtures.envelope("fixture:view-label", "{\"label\":\"Fixture\",\"fixture\":true}"))
+        #expect(try labelled.content.describedView()?.element != nil)
+        do {
+            _ = try registry.compose(action: "fixture.note", arguments: [""], conversationID: "c1", senderID: "u1")
+            Issue.record("the crashing composer action gave a message")
+        } catch {
+            #expect(error.code == .pluginCrashed, "\(error)")
+        }
+        let note = try registry.compose(action: "fixture.note", arguments: ["hello"], conversationID: "c1", senderID: "u1")
+        #expect(note.isKnown)
+    }
 }
+

@@ -12,6 +12,13 @@ struct IsolatedParts: Sendable {
     let view: Result<[UInt8]?, MissiveError>?
     /// `nil` when not asked for; else the type's encoding or the failure.
     let encoding: Result<[UInt8]?, MissiveError>?
+
+    /// The same answers, with the parts `flags` name failed with `error`.
+    func failing(_ flags: WorkerWire.DecodeFlags, with error: MissiveError) -> IsolatedParts {
+        IsolatedParts(
+            digest: digest, pushContent: pushContent, searchableWords: searchableWords, media: media,
+            view: flags.contains(.view) ? .failure(error) : view, encoding: flags.contains(.encoding) ? .failure(error) : encoding)
+    }
 }
 
 /// The content of a message decoded by a plugin that runs isolated, in a worker process of its own

@@ -102,7 +102,7 @@ final class IsolatedPlugin: Sendable {
             state.worker = worker
         }
         // Loading runs the library's initialisers, its entry and every example: more than one call's budget.
-        var deadline = WorkerDeadline(cpuSeconds: max(10, settings.callCPUSeconds * 5), wallSeconds: max(30, settings.callWallSeconds * 3))
+        var deadline = WorkerDeadline(cpuSeconds: settings.loadCPUSeconds, wallSeconds: settings.loadCPUSeconds * 3)
         enum Report {
             case ready(Ready)
             case refused(MissiveError)
@@ -197,8 +197,17 @@ final class IsolatedPlugin: Sendable {
                 case .finished: continue
                 case .notStarted(let error): answers[index] = .failed(error)
                 case .failed(let failure):
-                    answers[index] = .failed(MissiveError(.pluginCrashed, failure.reason, file: path, objectName: items[index].objectName))
-                    recordCrash(&state, failure, objectName: items[index].objectName, operation: "decode")
+                    let crash = MissiveError(.pluginCrashed, failure.reason, file: path, objectName: items[index].objectName)
+                    recordCrash(&state, failure, objectName: items[index].objectName, operation: flags.isEmpty ? "decode" : "view")
+                    // A view or an encoding that crashes costs that part, not the message: as in process, the message
+                    // decodes and the part fails.
+                    if !flags.isEmpty, state.withdrawn == nil, case .finished = run(&state, [index], items, [], into: &answers),
+                        case .decoded(let parts)? = answers[index]
+                    {
+                        answers[index] = .decoded(parts.failing(flags, with: crash))
+                    } else {
+                        answers[index] = .failed(crash)
+                    }
                 }
             }
             return answers.map { $0 ?? .failed(MissiveError(.pluginCrashed, "the message was not answered", file: path)) }

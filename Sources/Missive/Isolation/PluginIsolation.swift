@@ -35,6 +35,9 @@ public struct PluginIsolation: Sendable {
     public var callCPUSeconds: Double
     /// The most time one call may take by the clock, for a worker that waits without using the processor.
     public var callWallSeconds: Double
+    /// The most processor time a worker may take to load its plugin (the library's initialisers, its entry, and one
+    /// call of each kind on every example), in seconds; three times as long by the clock.
+    public var loadCPUSeconds: Double
     /// The address space each worker may use (`RLIMIT_AS`), in bytes; 0 for no limit.
     public var memoryLimitBytes: UInt64
     /// Whether workers run under the seccomp filter (docs/PROTECTION.md lists what it allows).
@@ -48,13 +51,14 @@ public struct PluginIsolation: Sendable {
 
     /// Isolation with this policy and these limits.
     public init(
-        policy: Policy, workerCommand: [String]?, callCPUSeconds: Double = 2, callWallSeconds: Double = 10, memoryLimitBytes: UInt64 = 1 << 30,
-        systemCallFilter: Bool = true, crashLimit: Int = 5, crashWindowSeconds: Double = 3600
+        policy: Policy, workerCommand: [String]?, callCPUSeconds: Double = 2, callWallSeconds: Double = 10, loadCPUSeconds: Double = 10,
+        memoryLimitBytes: UInt64 = 1 << 30, systemCallFilter: Bool = true, crashLimit: Int = 5, crashWindowSeconds: Double = 3600
     ) {
         self.policy = policy
         self.workerCommand = workerCommand
         self.callCPUSeconds = callCPUSeconds
         self.callWallSeconds = callWallSeconds
+        self.loadCPUSeconds = loadCPUSeconds
         self.memoryLimitBytes = memoryLimitBytes
         self.systemCallFilter = systemCallFilter
         self.crashLimit = max(1, crashLimit)

@@ -1,7 +1,8 @@
 /* Defect: decode misbehaves on content holding one of a few words, and handles its examples and everything else
    correctly: "crash" dereferences NULL, "hang" spins forever, "sleep" waits forever without using the processor,
    "abort" aborts, "exit" calls exit(0), "garbage" writes bytes onto the isolated worker's socket (descriptor 3)
-   when that is a socket, and "overflow" recurses until the stack runs out. In process, each of these ends or stops
+   when that is a socket, "overflow" recurses until the stack runs out, and "allocate" takes 1.5 GiB and aborts when it
+   cannot have it (as most code does, one way or another). In process, each of these ends or stops
    the host; isolated, each costs the one message. */
 #include <signal.h>
 #include <stdio.h>
@@ -48,6 +49,16 @@ static int32_t moody_decode(void *context, const uint8_t *content, size_t length
     }
     if (holds(content, length, "exit")) exit(0);
     if (holds(content, length, "overflow")) return deeper(0);
+    if (holds(content, length, "allocate")) {
+        size_t size = (size_t)3 << 29;
+        unsigned char *table = malloc(size);
+        if (!table) {
+            fprintf(stderr, "misbehaves_on_message.c: out of memory\n");
+            abort();
+        }
+        for (size_t at = 0; at < size; at += 4096) table[at] = 1;
+        free(table);
+    }
     if (holds(content, length, "garbage")) {
         struct stat info;
         if (fstat(3, &info) == 0 && S_ISSOCK(info.st_mode)) {
