@@ -23,7 +23,7 @@ for ((i = 1; i <= $#; i++)); do
 done
 # The server load section (--only server) alone needs no sample plugin.
 if [[ " ${only[*]-} " != " server " ]]; then
-    for product in DemoMessages DemoMedia CRating; do
+    for product in DemoMessages DemoMedia CRating missive-plugin-worker; do
         swift build -c release --product "$product"
     done
 fi

@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <seccomp.h>
+#include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,6 +231,32 @@ int missive_sandbox_limit(uint64_t address_space_bytes, uint64_t descriptors) {
         if (setrlimit(RLIMIT_NOFILE, &open_files) != 0) return errno;
     }
     return 0;
+}
+
+static pid_t watched_parent;
+
+static void *watch_parent(void *unused) {
+    (void)unused;
+    const struct timespec second = {1, 0};
+    for (;;) {
+        nanosleep(&second, NULL);
+        /* An orphan is adopted by init (or a subreaper): its parent is no longer the host. */
+        if (getppid() != watched_parent) _exit(0);
+    }
+    return NULL;
+}
+
+int missive_sandbox_watch_parent(void) {
+    watched_parent = getppid();
+    pthread_t thread;
+    pthread_attr_t attributes;
+    int status = pthread_attr_init(&attributes);
+    if (status != 0) return status;
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attributes, 64 << 10);
+    status = pthread_create(&thread, &attributes, watch_parent, NULL);
+    pthread_attr_destroy(&attributes);
+    return status;
 }
 
 void missive_sandbox_default_fatal_signals(void) {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Missive
 import MissiveCommandLine
 
@@ -18,6 +19,11 @@ struct MissiveCheck: ParsableCommand {
     }
 
     static func main() async {
+        // `missive-check plugin-worker FILE ...`: this executable as the isolated plugin's worker of the
+        // `isolation.worker` check, when no missive-plugin-worker is beside it.
+        if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "plugin-worker" {
+            Foundation.exit(PluginIsolation.runWorker(arguments: Array(CommandLine.arguments.dropFirst(2))))
+        }
         // Before the first suspension (see CommandMain.run).
         Console.prepare()
         await CommandMain.run(Self.self)

@@ -145,4 +145,35 @@ import Testing
             }
         }
     }
+
+    @Test(.timeLimit(.minutes(15))) func isolatedEveryCommandFinishesTheFirstTime() async throws {
+        let setup = try await Self.setUp()
+        func run(_ arguments: [String]) async throws -> Fixtures.Run {
+            let run = try await Fixtures.run(
+                Fixtures.buildDirectory + "/missive", arguments + ["--plugin-path", setup.folder, "--isolation", "isolated"],
+                environment: setup.environment, timeout: .seconds(600))
+            #expect(!run.timedOut, "\(arguments) hung")
+            #expect(!run.signaled && run.status != 70, "\(arguments) was ended by a plugin: \(run.stderr.suffix(2000))")
+            return run
+        }
+        let decode = try await run(["decode", setup.input, "--format", "json"])
+        #expect(decode.status == 0, "\(decode.stderr.suffix(3000))")
+        let messages = decode.stdout.split(separator: "\n")
+        #expect(messages.count == setup.lineCount, "\(messages.count) of \(setup.lineCount)")
+        var crashed = 0
+        for message in messages {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(message.utf8)) as? [String: Any])
+            if object["known"] as? Bool == false { #expect(!((object["reason"] as? String) ?? "").isEmpty, "\(message)") }
+            if ((object["reason"] as? String) ?? "").hasPrefix("the plugin crashed on this message") { crashed += 1 }
+        }
+        // AbortOnMessage's "boom" (and any other fixture that fails on one of the contents) costs its message alone.
+        #expect(crashed >= 1, "no message was answered as a crash")
+        let render = try await run(["render", setup.input, "--width", "100"])
+        #expect(render.status == 0, "\(render.stderr.suffix(3000))")
+        let ingest = try await run(["store", "ingest", setup.input, "--db", setup.database, "--me", "alice", "--format", "json"])
+        #expect(ingest.status == 0, "\(ingest.stderr.suffix(3000))")
+        // Nothing crashed the host, so the journal names nothing (no plugin failed often enough to be quarantined).
+        #expect(Self.journalLines(setup.journal).isEmpty, "\(Self.journalLines(setup.journal))")
+    }
 }
+

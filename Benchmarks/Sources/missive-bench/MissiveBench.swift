@@ -4,7 +4,7 @@ import ServerLoad
 import Synchronization
 
 /// `missive-bench [--plugins DIR] [--messages N] [--store-messages N] [--runs N] [--work DIR] [--postgres URL] [--pg-messages N]
-///  [--only startup|decode|views|actions|store|postgres|feed|memory|server] [--server-seconds S] [--server-rate N]
+///  [--only startup|decode|isolation|views|actions|store|postgres|feed|memory|server] [--server-seconds S] [--server-rate N]
 ///  [--server-store sqlite|URL] [--server-drain S] [--server-client-threads N] [--server-only missive|floor]`
 ///
 /// Measures Missive side by side with its floors and a peer in one run, and prints Markdown tables of
@@ -21,6 +21,7 @@ struct MissiveBench {
             case "profile-decode": try profileDecode(decoder: arguments[1], plugins: arguments[2], messages: Int(arguments[3])!)
             case "feed-follower": try await FeedBench.follower(location: arguments[1], count: Int(arguments[2])!)
             case "server-child": try await ServerLoad.missiveChild(Array(arguments.dropFirst()))
+            case "isolation-startup-child": try IsolationBench.child(mode: arguments[1], directory: arguments[2], plugins: arguments[3])
             case "floor-child": try await ServerLoad.floorChild(Array(arguments.dropFirst()))
             default: try await run(Options(arguments))
             }
@@ -95,6 +96,13 @@ struct MissiveBench {
         guard samples.count == 3 else { throw BenchError("sample plugins not found in \(options.plugins): \(discovery.rejections)") }
         if options.runs("decode") {
             try reportDecode(corpus: corpus, plugins: discovery.plugins, registry: discovery.registry, options: options, cores: cores)
+        }
+
+        // 2b. Isolated plugins: the same samples, each in a worker process of its own.
+        if options.runs("isolation") {
+            IsolationBench.report(
+                try IsolationBench.measure(
+                    corpus: corpus, plugins: options.plugins, generated: generated, messages: min(options.messages, 200_000), runs: options.runs))
         }
 
         // 3. Views: off the decode path, measured on their own.

@@ -59,6 +59,10 @@ int missive_sandbox_syscall_name(int number, char *buffer, size_t size);
    files, and at most `descriptors` open descriptors. Returns 0, or an errno value. */
 int missive_sandbox_limit(uint64_t address_space_bytes, uint64_t descriptors);
 
+/* Starts a thread that ends the worker (status 0) once its parent, the host, has ended, even while the plugin hangs
+   the worker's main thread: a worker never outlives its host. Returns 0, or an errno value. */
+int missive_sandbox_watch_parent(void);
+
 /* Resets the handlers of the fatal signals to the default, so that a crash ends the worker at once, with the
    signal, and the host sees which (the Swift runtime's backtracer would start a program, which the filter
    forbids). */

@@ -83,16 +83,12 @@ extension MessageRegistry.Builder {
         // The isolated plugins' workers all start before any is waited for, so that they load at once.
         var isolated: [String: IsolatedPlugin] = [:]
         var isolatedInfos: [PluginInfo] = []
-        if protection.isolation.policy != .inProcess {
-            for (file, identity, result) in found where decisions.refused[file] == nil && decisions.withheld[file] == nil {
-                guard case .success(let metadata) = result, (try? PluginLoader.checkSupported(metadata, path: file, logger: nil)) != nil,
-                    protection.isolation.isolates(trusted: decisions.trusted.contains(file))
-                else { continue }
-                let plugin = IsolatedPlugin(
-                    path: file, identity: identity, metadata: metadata, settings: protection.isolation, quarantine: protection.quarantine, logger: logger)
-                plugin.begin()
-                isolated[file] = plugin
-            }
+        for (file, identity, result) in found where decisions.isolated.contains(file) && decisions.withheld[file] == nil {
+            guard case .success(let metadata) = result else { continue }
+            let plugin = IsolatedPlugin(
+                path: file, identity: identity, metadata: metadata, settings: protection.isolation, quarantine: protection.quarantine, logger: logger)
+            plugin.begin()
+            isolated[file] = plugin
         }
         for (file, identity, result) in found {
             do throws(MissiveError) {

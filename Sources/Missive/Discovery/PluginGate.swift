@@ -15,6 +15,10 @@ struct PluginGate {
         var withheld: [String: MissiveError] = [:]
         /// The files signed by a trusted key, when the isolation policy asks (``PluginIsolation/Policy/untrustedIsolated``).
         var trusted: Set<String> = []
+        /// The files that load in a worker of their own (``PluginIsolation``): not scanned, since their worker loads
+        /// them and runs their examples as the scanner would, under its limits and filter, and a scan's verdict about
+        /// loading them into the host does not apply.
+        var isolated: Set<String> = []
     }
 
     /// The files to refuse and to withhold, with the refusal to report for each.
@@ -35,6 +39,14 @@ struct PluginGate {
                 } catch {
                     decisions.refused[file] = error
                 }
+            }
+        }
+        if protection.isolation.policy != .inProcess {
+            for (file, _, result) in found where decisions.refused[file] == nil {
+                guard case .success(let metadata) = result, (try? PluginLoader.checkSupported(metadata, path: file, logger: nil)) != nil,
+                    protection.isolation.isolates(trusted: decisions.trusted.contains(file))
+                else { continue }
+                decisions.isolated.insert(file)
             }
         }
         // Without a quarantine or a scanner, nothing below applies: a start without them pays for nothing more.
@@ -59,7 +71,7 @@ struct PluginGate {
                     file: file)
                 continue
             }
-            guard protection.scanner != nil else { continue }
+            guard protection.scanner != nil, !decisions.isolated.contains(file) else { continue }
             if let record = metadataCache?.scanRecord(file, identity: identity), !mayRetry(record) {
                 if !record.passed { decisions.withheld[file] = blacklisted(file, record.reason) }
                 continue

@@ -154,8 +154,8 @@ final class IsolatedPlugin: Sendable {
 
     /// `the seccomp filter stopped it calling openat (system call 257)`.
     static func forbiddenCall(_ reader: inout WireReader) -> String {
-        guard let number = try? reader.integer(Int32.self) else { return "the seccomp filter stopped it" }
-        return "the seccomp filter stopped it calling \(SystemCalls.name(number)) (system call \(number))"
+        guard let number = try? reader.integer(Int32.self) else { return PluginIsolation.forbiddenCallPhrase }
+        return "\(PluginIsolation.forbiddenCallPhrase) calling \(SystemCalls.name(number)) (system call \(number))"
     }
 
     /// A running worker whose plugin is ready, starting a new one when there is none or it ended.

@@ -85,6 +85,9 @@ public struct PluginIsolation: Sendable {
         PluginIsolation(policy: policy, workerCommand: policy == .inProcess ? nil : standardWorkerCommand(environment: environment))
     }
 
+    /// What every report of a call the worker's seccomp filter stopped says, before the call's name.
+    package static let forbiddenCallPhrase = "the seccomp filter stopped it"
+
     /// The worker's arguments after the plugin file.
     var workerArguments: [String] {
         var arguments = ["--memory", String(memoryLimitBytes)]
@@ -99,5 +102,34 @@ public struct PluginIsolation: Sendable {
         case .isolated: true
         case .untrustedIsolated: !trusted
         }
+    }
+}
+
+extension MessageRegistry.Builder {
+    /// Registers the plugin file at `path` to run isolated under `settings`, once its worker has loaded it: the
+    /// refusals, the worker's failure to load it included. For the conformance suite's `isolation.worker` check.
+    package mutating func registerIsolated(file path: String, settings: PluginIsolation) -> [MissiveError] {
+        do throws(MissiveError) {
+            let metadata = try PluginMetadata.read(fromFile: path)
+            try PluginLoader.checkSupported(metadata, path: path, logger: nil)
+            let plugin = IsolatedPlugin(path: path, identity: FileIdentity.of(path), metadata: metadata, settings: settings, quarantine: nil, logger: nil)
+            return register(plugin, ready: try plugin.ready().get())
+        } catch {
+            return [error]
+        }
+    }
+}
+
+extension MessageRegistry {
+    /// The resident memory of each isolated plugin's running worker, in bytes: for the benchmarks.
+    @_spi(Benchmarks)
+    public var isolatedWorkerResidentBytes: [Int] {
+        var seen = Set<ObjectIdentifier>()
+        var sizes: [Int] = []
+        for type in types {
+            guard case .isolated(let plugin) = type.decoder, seen.insert(ObjectIdentifier(plugin)).inserted, let bytes = plugin.workerResidentBytes else { continue }
+            sizes.append(bytes)
+        }
+        return sizes
     }
 }

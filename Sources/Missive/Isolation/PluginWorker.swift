@@ -48,6 +48,8 @@ extension PluginIsolation {
         // A crash ends the worker at once with its signal, which the host reports; the Swift runtime's backtracer would
         // start a program.
         missive_sandbox_default_fatal_signals()
+        // A worker never outlives its host, even one whose plugin hangs.
+        _ = missive_sandbox_watch_parent()
         let limited = missive_sandbox_limit(memory, 256)
         if limited != 0 { return refuse(MissiveError(.loadFailed, "the worker cannot set its limits: \(String(cString: strerror(limited)))", file: file)) }
         let reporting = missive_sandbox_report_to(channel)
@@ -114,6 +116,8 @@ private struct FrameInput {
     let descriptor: Int32
     private var buffer: [UInt8] = []
     private var start = 0
+    /// Where each read lands, made once.
+    private var chunk = [UInt8](repeating: 0, count: 64 << 10)
 
     init(descriptor: Int32) {
         self.descriptor = descriptor
@@ -139,15 +143,10 @@ private struct FrameInput {
                 buffer.removeFirst(start)
                 start = 0
             }
-            let old = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: 64 << 10))
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + old, 64 << 10) }
-            if count < 0 && errno == EINTR {
-                buffer.removeLast(64 << 10)
-                continue
-            }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return nil }
-            buffer.removeLast((64 << 10) - count)
+            buffer.append(contentsOf: chunk[0..<count])
         }
     }
 }

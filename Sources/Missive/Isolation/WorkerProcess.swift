@@ -25,6 +25,8 @@ final class WorkerProcess {
     private var inputStart = 0
     /// The last bytes the worker wrote to standard error.
     private var errorTail: [UInt8] = []
+    /// Where each read from the socket lands, made once.
+    private var chunk = [UInt8](repeating: 0, count: 64 << 10)
     private var exited = false
 
     private init(pid: pid_t, socket: Int32, errors: Int32, file: String) {
@@ -115,6 +117,12 @@ final class WorkerProcess {
 
     /// A whole frame from what was read, if there is one.
     private func nextFrame() throws(Failure) -> (kind: UInt8, id: UInt64, reader: WireReader)? {
+        // What was read is all parsed: start again at the front (the last frame's reader is gone by now, so the buffer
+        // is not copied).
+        if inputStart > 0 && inputStart == input.count {
+            input.removeAll(keepingCapacity: true)
+            inputStart = 0
+        }
         let available = input.count - inputStart
         guard available >= 4 else { return nil }
         var length = 0
@@ -128,12 +136,7 @@ final class WorkerProcess {
         var header = WireReader(input, from: start, to: start + 9)
         let kind = (try? header.byte()) ?? 0
         let id = (try? header.integer(UInt64.self)) ?? 0
-        let reader = WireReader(input, from: start + 9, to: start + length)
-        if inputStart == input.count {
-            input.removeAll(keepingCapacity: true)
-            inputStart = 0
-        }
-        return (kind, id, reader)
+        return (kind, id, WireReader(input, from: start + 9, to: start + length))
     }
 
     /// Reads what the socket holds.
@@ -142,7 +145,6 @@ final class WorkerProcess {
             input.removeFirst(inputStart)
             inputStart = 0
         }
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }
             if count > 0 {

@@ -1,0 +1,170 @@
+import Foundation
+@_spi(Benchmarks) import Missive
+
+/// Isolated plugins (docs/PROTECTION.md, "Isolated plugins"): the same sample plugins in process and each in a worker
+/// process of its own, in one run.
+///
+/// - Batched decode: the corpus's envelopes (parsed beforehand, for both) decoded in batches of 1,000 with
+///   `MessageRegistry.decode(_:)`, the digest, push text and words taken of each, one host thread; the ratio is
+///   isolated over in process.
+/// - Round trip: one message decoded alone (`decode(_:)` of one envelope, its digest taken), each call timed; p50 and
+///   p99 in microseconds.
+/// - Startup: discovering and registering the 200 generated plugins, each in its own worker, against the same in
+///   process (both eager, no cache), each start in a fresh process of its own.
+/// - Memory: the resident set of one sample plugin's idle worker, and the total of the 200 startup workers.
+enum IsolationBench {
+    struct Measurements {
+        var inProcess: Samples, isolated: Samples
+        var roundTrip: (p50: Double, p99: Double), inProcessRoundTrip: (p50: Double, p99: Double)
+        var startupInProcess: Samples, startupIsolated: Samples
+        var workerMemory: [Double], startupMemory: Double
+        var messages: Int
+    }
+
+    /// The isolation a benchmark host uses: the worker built beside the sample plugins.
+    static func isolation(plugins: String) throws -> PluginIsolation {
+        let worker = plugins + "/" + PluginIsolation.workerExecutableName
+        guard FileManager.default.isExecutableFile(atPath: worker) else {
+            throw BenchError("no \(PluginIsolation.workerExecutableName) in \(plugins): build it (swift build -c release --product missive-plugin-worker)")
+        }
+        return PluginIsolation(policy: .isolated, workerCommand: [worker])
+    }
+
+    static func measure(corpus: Corpus, plugins: String, generated: String, messages: Int, runs: Int) throws -> Measurements {
+        let searchPath = PluginSearchPath(entries: [.init(directory: plugins, source: .explicit)])
+        var protection = PluginProtection()
+        protection.isolation = try isolation(plugins: plugins)
+        let local = MessageRegistry.discover(searchPath: searchPath).registry
+        let isolatedResult = MessageRegistry.discover(searchPath: searchPath, protection: protection)
+        guard !isolatedResult.discovery.isolatedPlugins.isEmpty else { throw BenchError("no plugin was isolated: \(isolatedResult.rejections.prefix(3))") }
+        let isolated = isolatedResult.registry
+        let envelopes = corpus.lines.compactMap { try? Envelope(parsing: $0.missive) }
+        // Both read the same: the isolated answers are the in-process ones.
+        for (a, b) in zip(local.decode(Array(envelopes.prefix(5_000))), isolated.decode(Array(envelopes.prefix(5_000)))) {
+            guard a.isKnown == b.isKnown, a.digest == b.digest, a.content.searchableWords == b.content.searchableWords else {
+                throw BenchError("isolated and in-process answers differ for \(a.envelope.id)")
+            }
+        }
+        var inProcess: [Double] = [], isolatedRates: [Double] = []
+        for run in 0..<(runs + 1) {
+            let order = run % 2 == 0 ? [local, isolated] : [isolated, local]
+            for (position, registry) in order.enumerated() {
+                let rate = throughput(registry, envelopes, messages: messages)
+                if run == 0 { continue }
+                let isLocal = (run % 2 == 0) == (position == 0)
+                if isLocal { inProcess.append(rate) } else { isolatedRates.append(rate) }
+            }
+        }
+        let trip = roundTrip(isolated, envelopes, calls: 20_000)
+        let localTrip = roundTrip(local, envelopes, calls: 20_000)
+        let memory = isolated.isolatedWorkerResidentBytes.map { Double($0) / 1_048_576 }
+        var startupLocal: [Double] = [], startupIsolated: [Double] = []
+        var startupMemory = 0.0
+        for run in 0..<(runs + 1) {
+            for mode in run % 2 == 0 ? ["in-process", "isolated"] : ["isolated", "in-process"] {
+                let (milliseconds, megabytes) = try startupChild(mode: mode, directory: generated, plugins: plugins)
+                if run == 0 { continue }
+                if mode == "isolated" {
+                    startupIsolated.append(milliseconds)
+                    startupMemory = max(startupMemory, megabytes)
+                } else {
+                    startupLocal.append(milliseconds)
+                }
+            }
+        }
+        return Measurements(
+            inProcess: Samples(values: inProcess), isolated: Samples(values: isolatedRates), roundTrip: trip, inProcessRoundTrip: localTrip,
+            startupInProcess: Samples(values: startupLocal), startupIsolated: Samples(values: startupIsolated), workerMemory: memory,
+            startupMemory: startupMemory, messages: messages)
+    }
+
+    /// Messages per second: batches of 1,000 decoded with one call, each message's digest, push text and words taken.
+    static func throughput(_ registry: MessageRegistry, _ envelopes: [Envelope], messages: Int) -> Double {
+        var sum = 0
+        let start = now()
+        var done = 0
+        while done < messages {
+            let count = min(1_000, messages - done)
+            let from = done % envelopes.count
+            let batch = from + count <= envelopes.count ? Array(envelopes[from..<(from + count)]) : Array(envelopes[from...] + envelopes[..<(count - (envelopes.count - from))])
+            for message in registry.decode(batch) {
+                sum &+= message.digest.utf8.count &+ (message.content.pushContent?.utf8.count ?? 0) &+ message.content.searchableWords.count
+            }
+            done += count
+        }
+        let elapsed = now() - start
+        if sum == Int.min { print("") }
+        return Double(messages) / elapsed
+    }
+
+    /// Each call of one message's decode timed: p50 and p99 in microseconds.
+    static func roundTrip(_ registry: MessageRegistry, _ envelopes: [Envelope], calls: Int) -> (p50: Double, p99: Double) {
+        var times: [Double] = []
+        times.reserveCapacity(calls)
+        var sum = 0
+        for index in 0..<(calls + 1_000) {
+            let start = now()
+            sum &+= registry.decode(envelopes[index % envelopes.count]).digest.utf8.count
+            let elapsed = (now() - start) * 1e6
+            if index >= 1_000 { times.append(elapsed) }
+        }
+        if sum == Int.min { print("") }
+        times.sort()
+        return (times[times.count / 2], times[times.count * 99 / 100])
+    }
+
+    /// One start in a fresh process: milliseconds to a registry, and the workers' resident memory in MiB.
+    static func startupChild(mode: String, directory: String, plugins: String) throws -> (Double, Double) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        process.arguments = ["isolation-startup-child", mode, directory, plugins]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        guard process.terminationStatus == 0, fields.count == 3, let milliseconds = Double(fields[0]), let count = Int(fields[1]),
+            let megabytes = Double(fields[2]), count == Startup.pluginCount
+        else { throw BenchError("isolation startup child (\(mode)) gave \(String(decoding: data, as: UTF8.self))") }
+        return (milliseconds, megabytes)
+    }
+
+    /// The child's side: discovers the generated plugins in process or isolated and prints the time, the count of
+    /// plugins and the workers' total resident memory.
+    static func child(mode: String, directory: String, plugins: String) throws {
+        var protection = PluginProtection()
+        if mode == "isolated" { protection.isolation = try isolation(plugins: plugins) }
+        let start = now()
+        let result = MessageRegistry.discover(searchPath: PluginSearchPath(entries: [.init(directory: directory, source: .explicit)]), protection: protection)
+        let elapsed = (now() - start) * 1000
+        guard result.rejections.isEmpty else { throw BenchError("rejections: \(result.rejections.prefix(3))") }
+        let count = mode == "isolated" ? result.discovery.isolatedPlugins.count : result.plugins.count
+        let memory = Double(result.registry.isolatedWorkerResidentBytes.reduce(0, +)) / 1_048_576
+        print("\(elapsed) \(count) \(memory)")
+    }
+
+    static func report(_ m: Measurements) {
+        print("## Isolated plugins: each sample plugin in a worker process of its own\n")
+        print("The same sample plugins in process and isolated, in one run; batches of 1,000 envelopes (parsed beforehand) decoded with")
+        print("`MessageRegistry.decode(_:)`, the digest, push text and words taken of each, one host thread; \(m.messages) messages per run.\n")
+        print("| decode | messages/s, median (min–max) | ratio |")
+        print("|---|---|---|")
+        print("| in process | \(Samples(values: m.inProcess.values.map { $0 / 1000 }).summary(0))k | 1.00 |")
+        print("| isolated, batched | \(Samples(values: m.isolated.values.map { $0 / 1000 }).summary(0))k | \(format(m.isolated.median / m.inProcess.median, 2)) |")
+        print("")
+        print("| one message alone (decode and digest) | p50 µs | p99 µs |")
+        print("|---|---|---|")
+        print("| in process | \(format(m.inProcessRoundTrip.p50, 2)) | \(format(m.inProcessRoundTrip.p99, 2)) |")
+        print("| isolated: a round trip to the worker | \(format(m.roundTrip.p50, 2)) | \(format(m.roundTrip.p99, 2)) |")
+        print("")
+        print("| startup of \(Startup.pluginCount) plugins (eager, no cache), ms | median (min–max) |")
+        print("|---|---|")
+        print("| in process | \(m.startupInProcess.summary(1)) |")
+        print("| isolated, a worker each | \(m.startupIsolated.summary(1)) |")
+        print("")
+        let each = m.workerMemory.map { format($0, 1) }.joined(separator: ", ")
+        print("Memory: one idle sample worker holds \(each) MiB resident; the \(Startup.pluginCount) startup workers together \(format(m.startupMemory, 0)) MiB")
+        print("(resident sets add up pages the workers share, such as the Swift runtime's code, so this overstates what they take together).\n")
+    }
+}
