@@ -143,7 +143,8 @@ extension MissiveServer {
 
     /// Messages drawn by the HTML renderer: each an `<article>`, with date separators when `separators`.
     func renderedRows(_ stored: [StoredMessage], member: String, separators: Bool) throws -> String {
-        let messages = try stored.map { registry.decode(try $0.envelope()) }
+        // In one call, views included: an isolated plugin's messages cross to its worker once.
+        let messages = registry.decode(try stored.map { try $0.envelope() }, views: true)
         let transcript = Transcript(messages: messages, currentUserID: member, actions: { registry.actions(for: $0) })
         let renderer = HTMLRenderer(components: Self.pageComponents)
         var rows: [String] = []

@@ -21,14 +21,14 @@ struct RunningServer {
     /// (one started before, or one running beside it) instead of fresh ones.
     static func start(
         _ backend: StoreBackend, limits: ServerLimits = ServerLimits(), keepsRefusedContent: Bool = false, dataDirectory: String? = nil,
-        store: StoreLocation? = nil
+        store: StoreLocation? = nil, registry: MessageRegistry? = nil
     ) async throws -> RunningServer {
         let data = try dataDirectory ?? Fixtures.temporaryDirectory()
         var store = store
         if store == nil { store = try StoreLocation(parsing: try await backend.newLocation()) }
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: data, store: store, limits: limits)
         configuration.keepsRefusedContent = keepsRefusedContent
-        let server = try await MissiveServer.open(configuration: configuration, registry: try Fixtures.sampleRegistry(), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let server = try await MissiveServer.open(configuration: configuration, registry: try registry ?? Fixtures.sampleRegistry(), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
             // A server that cannot start ends the stream, so that the test fails instead of waiting.

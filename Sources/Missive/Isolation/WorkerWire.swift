@@ -50,48 +50,40 @@ enum WorkerWire {
 
 /// Writes frames into one buffer.
 struct WireWriter {
-    private(set) var bytes: [UInt8] = []
+    private var fields = ByteFieldWriter()
     private var frameStart = 0
 
     init(capacity: Int = 256) {
-        bytes.reserveCapacity(capacity)
+        fields.bytes.reserveCapacity(capacity)
     }
+
+    /// What was written.
+    var bytes: [UInt8] { fields.bytes }
 
     /// Starts a frame; ``endFrame()`` fills in its length.
     mutating func beginFrame(_ kind: WorkerWire.Kind, id: UInt64) {
-        frameStart = bytes.count
-        integer(UInt32(0))
-        bytes.append(kind.rawValue)
-        integer(id)
+        frameStart = fields.bytes.count
+        fields.integer(UInt32(0))
+        fields.u8(kind.rawValue)
+        fields.integer(id)
     }
 
     mutating func endFrame() {
-        let length = UInt32(bytes.count - frameStart - 4)
+        let length = UInt32(fields.bytes.count - frameStart - 4)
         withUnsafeBytes(of: length.littleEndian) { raw in
-            for index in 0..<4 { bytes[frameStart + index] = raw[index] }
+            for index in 0..<4 { fields.bytes[frameStart + index] = raw[index] }
         }
     }
 
     /// Forgets what was written (keeping the buffer's capacity).
     mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
+        fields.bytes.removeAll(keepingCapacity: true)
     }
 
-    mutating func byte(_ value: UInt8) { bytes.append(value) }
-
-    mutating func integer<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func run(_ value: some Collection<UInt8>) {
-        integer(UInt32(value.count))
-        bytes.append(contentsOf: value)
-    }
-
-    mutating func string(_ value: String) {
-        var value = value
-        value.withUTF8 { run($0) }
-    }
+    mutating func byte(_ value: UInt8) { fields.u8(value) }
+    mutating func integer<T: FixedWidthInteger>(_ value: T) { fields.integer(value) }
+    mutating func run(_ value: some Collection<UInt8>) { fields.run(value) }
+    mutating func string(_ value: String) { fields.string(value) }
 
     mutating func optionalString(_ value: String?) {
         guard let value else { return byte(0) }
@@ -110,37 +102,25 @@ struct WireWriter {
 
 /// Reads the body of one frame.
 struct WireReader {
-    private let bytes: [UInt8]
-    private var position: Int
-    private let end: Int
+    private var fields: ByteFieldReader
 
     init(_ bytes: [UInt8], from start: Int, to end: Int) {
-        self.bytes = bytes
-        self.position = start
-        self.end = end
+        fields = ByteFieldReader(bytes, from: start, to: end)
     }
 
-    var isAtEnd: Bool { position == end }
+    var isAtEnd: Bool { fields.isAtEnd }
 
-    private mutating func take(_ count: Int) throws(WorkerWire.Malformed) -> Range<Int> {
-        guard count >= 0, end - position >= count else { throw WorkerWire.Malformed(reason: "a frame ends in the middle of a value") }
-        defer { position += count }
-        return position..<(position + count)
-    }
-
-    mutating func byte() throws(WorkerWire.Malformed) -> UInt8 { bytes[try take(1).lowerBound] }
-
-    mutating func integer<T: FixedWidthInteger>(_ type: T.Type = T.self) throws(WorkerWire.Malformed) -> T {
-        let range = try take(MemoryLayout<T>.size)
-        var value: T = 0
-        for index in range.reversed() { value = value << 8 | T(truncatingIfNeeded: bytes[index]) }
+    /// The value, or the error of a frame that ends in the middle of one.
+    private func present<T>(_ value: T?) throws(WorkerWire.Malformed) -> T {
+        guard let value else { throw WorkerWire.Malformed(reason: "a frame ends in the middle of a value") }
         return value
     }
 
-    mutating func run() throws(WorkerWire.Malformed) -> ArraySlice<UInt8> {
-        let count = Int(try integer(UInt32.self))
-        return bytes[try take(count)]
-    }
+    mutating func byte() throws(WorkerWire.Malformed) -> UInt8 { try present(fields.u8()) }
+
+    mutating func integer<T: FixedWidthInteger>(_ type: T.Type = T.self) throws(WorkerWire.Malformed) -> T { try present(fields.integer(type)) }
+
+    mutating func run() throws(WorkerWire.Malformed) -> ArraySlice<UInt8> { try present(fields.run()) }
 
     mutating func string() throws(WorkerWire.Malformed) -> String {
         String(decoding: try run(), as: UTF8.self)

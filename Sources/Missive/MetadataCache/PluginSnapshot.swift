@@ -160,42 +160,25 @@ enum PluginSnapshot {
 
     /// Reads the fields of a snapshot, checking every length against the end of what it may read.
     struct Reader {
-        private let bytes: [UInt8]
-        private var position: Int
-        private let end: Int
+        private var fields: ByteFieldReader
 
         init(_ bytes: [UInt8], from start: Int, to end: Int) {
-            self.bytes = bytes
-            self.position = start
-            self.end = end
+            fields = ByteFieldReader(bytes, from: start, to: end)
         }
 
-        var isAtEnd: Bool { position == end }
+        var isAtEnd: Bool { fields.isAtEnd }
 
-        private mutating func take(_ count: Int) -> Int? {
-            guard count >= 0, count <= end - position else { return nil }
-            defer { position += count }
-            return position
-        }
-
-        mutating func u8() -> UInt8? { take(1).map { bytes[$0] } }
-
-        mutating func u32() -> UInt32? {
-            guard let at = take(4) else { return nil }
-            return bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian }
-        }
-
-        mutating func u64() -> UInt64? {
-            guard let at = take(8) else { return nil }
-            return bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: UInt64.self).littleEndian }
-        }
-
-        mutating func i64() -> Int64? { u64().map { Int64(bitPattern: $0) } }
+        mutating func u8() -> UInt8? { fields.u8() }
+        mutating func u32() -> UInt32? { fields.integer() }
+        mutating func u64() -> UInt64? { fields.integer() }
+        mutating func i64() -> Int64? { fields.integer() }
 
         /// The bytes of a string; `nil` for an absent optional string or a malformed field.
         mutating func stringBytes() -> ArraySlice<UInt8>? {
-            guard let count = u32(), count != .max, let at = take(Int(count)) else { return nil }
-            return bytes[at..<(at + Int(count))]
+            let start = fields.position
+            guard let count = u32(), count != .max else { return nil }
+            fields.rewind(to: start)
+            return fields.run()
         }
 
         /// A string. Bytes that are not UTF-8 (which only a snapshot written on purpose with a right checksum
@@ -207,10 +190,10 @@ enum PluginSnapshot {
 
         /// An optional string: `.some(nil)` when absent, `nil` when malformed.
         mutating func optionalString() -> String?? {
-            guard let at = take(4) else { return nil }
-            let count = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian }
+            let start = fields.position
+            guard let count = u32() else { return nil }
             if count == .max { return .some(nil) }
-            position = at
+            fields.rewind(to: start)
             return string().map { .some($0) }
         }
 
@@ -280,16 +263,17 @@ enum PluginSnapshot {
 
     /// Appends the fields of a snapshot.
     struct Writer {
-        var bytes: [UInt8] = []
-
-        mutating func u8(_ value: UInt8) { bytes.append(value) }
-        mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
-        mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
-        mutating func i64(_ value: Int64) { u64(UInt64(bitPattern: value)) }
-        mutating func string(_ value: String) {
-            u32(UInt32(value.utf8.count))
-            bytes.append(contentsOf: value.utf8)
+        private var fields = ByteFieldWriter()
+        var bytes: [UInt8] {
+            get { fields.bytes }
+            _modify { yield &fields.bytes }
         }
+
+        mutating func u8(_ value: UInt8) { fields.u8(value) }
+        mutating func u32(_ value: UInt32) { fields.integer(value) }
+        mutating func u64(_ value: UInt64) { fields.integer(value) }
+        mutating func i64(_ value: Int64) { fields.integer(value) }
+        mutating func string(_ value: String) { fields.string(value) }
         mutating func optionalString(_ value: String?) {
             guard let value else { return u32(.max) }
             string(value)
