@@ -13,11 +13,13 @@ struct IsolationTests {
 
     /// A registry that runs every plugin of `products` isolated, with short deadlines so that a hang costs little.
     static func isolatedRegistry(
-        _ products: [String], quarantine: PluginQuarantine? = nil, crashLimit: Int = 5, filter: Bool = true, memoryLimit: UInt64 = 1 << 30
+        _ products: [String], quarantine: PluginQuarantine? = nil, crashLimit: Int = 5, filter: Bool = true, memoryLimit: UInt64 = 1 << 30,
+        wallSeconds: Double = 3
     ) throws -> (registry: MessageRegistry, discovery: PluginDiscovery) {
         var protection = PluginProtection(quarantine: quarantine)
         protection.isolation = PluginIsolation(
-            policy: .isolated, workerCommand: workerCommand, callCPUSeconds: 0.5, callWallSeconds: 3, loadCPUSeconds: 2, memoryLimitBytes: memoryLimit,
+            policy: .isolated, workerCommand: workerCommand, callCPUSeconds: 0.5, callWallSeconds: wallSeconds, loadCPUSeconds: 2,
+            memoryLimitBytes: memoryLimit,
             systemCallFilter: filter, crashLimit: crashLimit)
         let result = MessageRegistry.discover(searchPath: Fixtures.searchPath(try Fixtures.stage(products)), protection: protection)
         return (result.registry, result.discovery)
@@ -66,7 +68,8 @@ struct IsolationTests {
 
     @Test("each way a worker can fail costs the one message, with the reason", arguments: [
         ("crash", "SIGSEGV"), ("abort", "SIGABRT"), ("overflow", "SIGSEGV"), ("exit", "called exit() during decode"),
-        ("sleep", "no answer in"), ("garbage", "broke the protocol"),
+        ("sleep", "no answer in"), ("garbage", "broke the protocol"), ("impostor", "it answered request 999 during request"),
+        ("disconnect", "exited with status 0"),
     ])
     func eachFailure(word: String, reason: String) throws {
         let (registry, _) = try Self.isolatedRegistry(["BrokenMisbehavesOnMessage"])
@@ -99,6 +102,43 @@ struct IsolationTests {
         }
         #expect(text.contains("the seccomp filter stopped it calling \(call)"), "\(word): \(text)")
         #expect(registry.decode(Fixtures.envelope("fixture:forbidden", "{\"fixture\":true}")).isKnown)
+    }
+
+    @Test("a call that spins is stopped by its processor-time budget, measured on the worker, not by the clock")
+    func cpuBudget() throws {
+        // The clock's limit is far: only the budget of 0.5 s of processor time can stop the call.
+        let (registry, _) = try Self.isolatedRegistry(["BrokenMisbehavesOnMessage"], wallSeconds: 60)
+        let start = ContinuousClock.now
+        guard case .pluginCrashed(let reason)? = registry.decode(Self.moody(0, "hang")).unknown?.reason else {
+            Issue.record("the spinning message was not answered as a crash")
+            return
+        }
+        #expect(reason.contains("of processor time on one call, past the limit of 0.50 s"), "\(reason)")
+        // Tried in its batch, then alone: twice the budget, and far less than the clock's limit even on a busy machine.
+        #expect(ContinuousClock.now - start < .seconds(30))
+    }
+
+    @Test("a worker inherits no descriptor of the host and no environment variable")
+    func nothingInherited() throws {
+        // Not close-on-exec: a plain fork and exec would hand it on.
+        let opened = open("/dev/null", O_RDONLY)
+        let leaked = dup2(opened, 900)
+        close(opened)
+        defer { close(leaked) }
+        #expect(leaked == 900)
+        let (registry, _) = try Self.isolatedRegistry(["BrokenForbiddenCalls"])
+        guard case .decodeFailed(let listed)? = registry.decode(Fixtures.envelope("fixture:forbidden", #"{"try":"descriptors","fixture":true}"#)).unknown?.reason
+        else {
+            Issue.record("the fixture did not list its descriptors")
+            return
+        }
+        let descriptors = listed.split(separator: " ").dropFirst().compactMap { Int($0) }
+        #expect(Array(descriptors.prefix(4)) == [0, 1, 2, 3], "\(listed)")
+        #expect(!descriptors.contains(900), "\(listed)")
+        // Beyond 0-3, only what the worker opens itself (the process-state guard's copies of 0-2 and its directory).
+        #expect(descriptors.count <= 8, "\(listed)")
+        let environment = registry.decode(Fixtures.envelope("fixture:forbidden", #"{"try":"environment","fixture":true}"#))
+        #expect(environment.unknown?.reason == .decodeFailed("environment: 0 variables"))
     }
 
     @Test("without the filter the same calls go through, which is what the filter is for")

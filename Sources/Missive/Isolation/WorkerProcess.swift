@@ -257,8 +257,8 @@ final class WorkerProcess {
 
     /// The worker's resident memory in bytes, from `/proc/PID/statm`; `nil` when it cannot be read.
     var residentBytes: Int? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return nil }
-        let fields = text.split(separator: " ")
+        guard let bytes = FileBytes.readToEnd("/proc/\(pid)/statm", limit: 256) else { return nil }
+        let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
@@ -306,7 +306,7 @@ struct WorkerDeadline {
 
     /// The user and system time of a process, from `/proc/PID/stat`.
     static func cpuSeconds(of pid: pid_t) -> Double? {
-        guard let bytes = FileBytes.read("/proc/\(pid)/stat", limit: 4096) else { return nil }
+        guard let bytes = FileBytes.readToEnd("/proc/\(pid)/stat", limit: 4096) else { return nil }
         // The command name is in parentheses and may hold spaces: the fields after its closing one are counted.
         guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))

@@ -46,6 +46,23 @@ package enum FileBytes {
         return bytes
     }
 
+    /// The bytes of the file at `path` read until its end, at most `limit`: for the files of `/proc`, whose size
+    /// `fstat` reports as 0. `nil` when it is missing or unreadable.
+    package static func readToEnd(_ path: String, limit: Int) -> [UInt8]? {
+        guard let file = OwnedDescriptor(opening: path, flags: O_RDONLY) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: limit)
+        var done = 0
+        while done < limit {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(file.raw, $0.baseAddress! + done, limit - done) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { return nil }
+            if got == 0 { break }
+            done += got
+        }
+        bytes.removeLast(limit - done)
+        return bytes
+    }
+
     /// Replaces the file at `path` with `bytes` atomically: they go to a new temporary file beside it, which
     /// is then renamed over it, so a reader sees the old file or the new one, whole. Several processes may
     /// write at once; the last rename wins. Returns whether it worked.

@@ -1,8 +1,11 @@
 /* Defect: decode tries what an isolated worker's seccomp filter forbids when the content names it: "open" opens a
    file, "socket" makes a socket, "exec" starts a program, "ptrace" asks to be traced and "fork" starts a process.
    When the call is let through, decode fails with a reason saying so; under the filter, the worker is stopped at the
-   call. Its examples and other content decode as the echo type. */
+   call. "descriptors" and "environment" fail with a reason that lists the descriptors open in the process and
+   counts its environment variables, so that a test sees what a worker inherits. Its examples and other content
+   decode as the echo type. */
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -26,7 +29,24 @@ static int32_t allowed(const missive_sink *error, const char *what) {
     return missive_fail_with_reason(error, what);
 }
 
+extern char **environ;
+
 static int32_t forbidden_decode(void *context, const uint8_t *content, size_t length, missive_message **out, const missive_sink *error) {
+    if (holds(content, length, "descriptors")) {
+        char text[512] = "descriptors:";
+        size_t used = strlen(text);
+        for (int descriptor = 0; descriptor < 1024 && used + 8 < sizeof text; descriptor++) {
+            if (fcntl(descriptor, F_GETFD) >= 0) used += (size_t)snprintf(text + used, sizeof text - used, " %d", descriptor);
+        }
+        return allowed(error, text);
+    }
+    if (holds(content, length, "environment")) {
+        int count = 0;
+        for (char **variable = environ; variable && *variable; variable++) count++;
+        char text[64];
+        snprintf(text, sizeof text, "environment: %d variables", count);
+        return allowed(error, text);
+    }
     if (holds(content, length, "open")) {
         int file = open("/etc/hostname", O_RDONLY);
         if (file >= 0) close(file);

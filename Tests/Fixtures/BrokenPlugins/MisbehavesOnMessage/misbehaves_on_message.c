@@ -1,7 +1,8 @@
 /* Defect: decode misbehaves on content holding one of a few words, and handles its examples and everything else
    correctly: "crash" dereferences NULL, "hang" spins forever, "sleep" waits forever without using the processor,
    "abort" aborts, "exit" calls exit(0), "garbage" writes bytes onto the isolated worker's socket (descriptor 3)
-   when that is a socket, "overflow" recurses until the stack runs out, and "allocate" takes 1.5 GiB and aborts when it
+   when that is a socket, "impostor" writes a well-formed answer for another request there, "disconnect" closes that
+   socket, "overflow" recurses until the stack runs out, and "allocate" takes 1.5 GiB and aborts when it
    cannot have it (as most code does, one way or another). In process, each of these ends or stops
    the host; isolated, each costs the one message. */
 #include <signal.h>
@@ -58,6 +59,16 @@ static int32_t moody_decode(void *context, const uint8_t *content, size_t length
         }
         for (size_t at = 0; at < size; at += 4096) table[at] = 1;
         free(table);
+    }
+    if (holds(content, length, "disconnect")) close(3);
+    if (holds(content, length, "impostor")) {
+        struct stat info;
+        if (fstat(3, &info) == 0 && S_ISSOCK(info.st_mode)) {
+            /* Length 13: kind 11 (an answer), request id 999, then a position of 0. */
+            static const uint8_t frame[] = {13, 0, 0, 0, 11, 0xe7, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+            ssize_t written = write(3, frame, sizeof frame);
+            (void)written;
+        }
     }
     if (holds(content, length, "garbage")) {
         struct stat info;
