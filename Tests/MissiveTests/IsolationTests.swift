@@ -104,6 +104,23 @@ struct IsolationTests {
         #expect(registry.decode(Fixtures.envelope("fixture:forbidden", "{\"fixture\":true}")).isKnown)
     }
 
+    @Test("untrusted-isolated: a plugin signed by a trusted key runs in process, an unsigned one in its worker")
+    func untrustedIsolated() throws {
+        let folder = try Fixtures.stage(["CRating", "BrokenMisbehavesOnMessage"])
+        let key = PluginSigningKey.generate(comment: "test")
+        let rating = folder + "/libCRating.so"
+        try PluginSignature.sign(file: rating, metadata: try PluginMetadata.read(fromFile: rating), with: key).write(to: PluginSignature.path(for: rating))
+        // Signatures are not required (mode off): the policy only decides where each plugin runs.
+        var protection = PluginProtection(trust: PluginTrustPolicy(mode: .off, trustedKeys: [TrustedKey(key: key.publicKey, source: "test")]))
+        protection.isolation = PluginIsolation(policy: .untrustedIsolated, workerCommand: Self.workerCommand, callCPUSeconds: 0.5, callWallSeconds: 3)
+        let result = MessageRegistry.discover(searchPath: Fixtures.searchPath(folder), protection: protection)
+        #expect(result.rejections.isEmpty, "\(result.rejections)")
+        #expect(result.plugins.map(\.info.name) == ["CRating"])
+        #expect(result.discovery.isolatedPlugins.map(\.name) == ["BrokenMisbehavesOnMessage"])
+        #expect(result.registry.decode(Self.moody(0, "crash")).unknown?.reason.description.hasPrefix("the plugin crashed on this message") == true)
+        #expect(result.registry.decode(Fixtures.envelope("demo:rating", #"{"score":4,"comment":"ok"}"#)).content is PluginContent)
+    }
+
     @Test("a call that spins is stopped by its processor-time budget, measured on the worker, not by the clock")
     func cpuBudget() throws {
         // The clock's limit is far: only the budget of 0.5 s of processor time can stop the call.
