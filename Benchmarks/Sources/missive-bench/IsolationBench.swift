@@ -15,9 +15,9 @@ import Foundation
 enum IsolationBench {
     struct Measurements {
         var inProcess: Samples, isolated: Samples
-        var roundTrip: (p50: Double, p99: Double), inProcessRoundTrip: (p50: Double, p99: Double)
+        var roundTrip: (p50: Double, p99: Double), inProcessRoundTrip: (p50: Double, p99: Double), floorRoundTrip: (p50: Double, p99: Double)
         var startupInProcess: Samples, startupIsolated: Samples
-        var workerMemory: [Double], startupMemory: Double
+        var workerMemory: [(resident: Double, proportional: Double)], startupMemory: (resident: Double, proportional: Double)
         var messages: Int
     }
 
@@ -55,18 +55,19 @@ enum IsolationBench {
                 if isLocal { inProcess.append(rate) } else { isolatedRates.append(rate) }
             }
         }
+        let floorTrip = try pingPongFloor(calls: 20_000)
         let trip = roundTrip(isolated, envelopes, calls: 20_000)
         let localTrip = roundTrip(local, envelopes, calls: 20_000)
-        let memory = isolated.isolatedWorkerResidentBytes.map { Double($0) / 1_048_576 }
+        let memory = isolated.isolatedWorkerMemory.map { (Double($0.resident) / 1_048_576, Double($0.proportional) / 1_048_576) }
         var startupLocal: [Double] = [], startupIsolated: [Double] = []
-        var startupMemory = 0.0
+        var startupMemory = (resident: 0.0, proportional: 0.0)
         for run in 0..<(runs + 1) {
             for mode in run % 2 == 0 ? ["in-process", "isolated"] : ["isolated", "in-process"] {
                 let (milliseconds, megabytes) = try startupChild(mode: mode, directory: generated, plugins: plugins)
                 if run == 0 { continue }
                 if mode == "isolated" {
                     startupIsolated.append(milliseconds)
-                    startupMemory = max(startupMemory, megabytes)
+                    if megabytes.proportional > startupMemory.proportional { startupMemory = megabytes }
                 } else {
                     startupLocal.append(milliseconds)
                 }
@@ -74,6 +75,7 @@ enum IsolationBench {
         }
         return Measurements(
             inProcess: Samples(values: inProcess), isolated: Samples(values: isolatedRates), roundTrip: trip, inProcessRoundTrip: localTrip,
+            floorRoundTrip: floorTrip,
             startupInProcess: Samples(values: startupLocal), startupIsolated: Samples(values: startupIsolated), workerMemory: memory,
             startupMemory: startupMemory, messages: messages)
     }
@@ -113,8 +115,56 @@ enum IsolationBench {
         return (times[times.count / 2], times[times.count * 99 / 100])
     }
 
-    /// One start in a fresh process: milliseconds to a registry, and the workers' resident memory in MiB.
-    static func startupChild(mode: String, directory: String, plugins: String) throws -> (Double, Double) {
+    /// The floor of any round trip to another process on this machine: 64 bytes written to a socketpair, echoed by a
+    /// child that does nothing else, read back; each timed. p50 and p99 in microseconds.
+    static func pingPongFloor(calls: Int) throws -> (p50: Double, p99: Double) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { throw BenchError("socketpair failed") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), strdup("echo-child"), nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { throw BenchError("cannot start the echo child") }
+        close(pair[1])
+        defer {
+            close(pair[0])
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        var message = [UInt8](repeating: 7, count: 64)
+        var times: [Double] = []
+        times.reserveCapacity(calls)
+        for index in 0..<(calls + 1_000) {
+            let start = now()
+            _ = message.withUnsafeBytes { write(pair[0], $0.baseAddress, 64) }
+            var got = 0
+            while got < 64 {
+                let count = message.withUnsafeMutableBytes { read(pair[0], $0.baseAddress! + got, 64 - got) }
+                guard count > 0 else { throw BenchError("the echo child ended") }
+                got += count
+            }
+            if index >= 1_000 { times.append((now() - start) * 1e6) }
+        }
+        times.sort()
+        return (times[times.count / 2], times[times.count * 99 / 100])
+    }
+
+    /// The echo child of ``pingPongFloor(calls:)``: echoes descriptor 3 until it closes.
+    static func echoChild() -> Never {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(3, $0.baseAddress, 4096) }
+            guard count > 0 else { exit(0) }
+            _ = buffer.withUnsafeBytes { write(3, $0.baseAddress, count) }
+        }
+    }
+
+    /// One start in a fresh process: milliseconds to a registry, and the workers' memory in MiB (resident, proportional).
+    static func startupChild(mode: String, directory: String, plugins: String) throws -> (Double, (resident: Double, proportional: Double)) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         process.arguments = ["isolation-startup-child", mode, directory, plugins]
@@ -124,10 +174,10 @@ enum IsolationBench {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace)
-        guard process.terminationStatus == 0, fields.count == 3, let milliseconds = Double(fields[0]), let count = Int(fields[1]),
-            let megabytes = Double(fields[2]), count == Startup.pluginCount
+        guard process.terminationStatus == 0, fields.count == 4, let milliseconds = Double(fields[0]), let count = Int(fields[1]),
+            let resident = Double(fields[2]), let proportional = Double(fields[3]), count == Startup.pluginCount
         else { throw BenchError("isolation startup child (\(mode)) gave \(String(decoding: data, as: UTF8.self))") }
-        return (milliseconds, megabytes)
+        return (milliseconds, (resident, proportional))
     }
 
     /// The child's side: discovers the generated plugins in process or isolated and prints the time, the count of
@@ -140,8 +190,9 @@ enum IsolationBench {
         let elapsed = (now() - start) * 1000
         guard result.rejections.isEmpty else { throw BenchError("rejections: \(result.rejections.prefix(3))") }
         let count = mode == "isolated" ? result.discovery.isolatedPlugins.count : result.plugins.count
-        let memory = Double(result.registry.isolatedWorkerResidentBytes.reduce(0, +)) / 1_048_576
-        print("\(elapsed) \(count) \(memory)")
+        let memory = result.registry.isolatedWorkerMemory
+        let resident = Double(memory.map(\.resident).reduce(0, +)) / 1_048_576, proportional = Double(memory.map(\.proportional).reduce(0, +)) / 1_048_576
+        print("\(elapsed) \(count) \(resident) \(proportional)")
     }
 
     static func report(_ m: Measurements) {
@@ -156,6 +207,7 @@ enum IsolationBench {
         print("| one message alone (decode and digest) | p50 µs | p99 µs |")
         print("|---|---|---|")
         print("| in process | \(format(m.inProcessRoundTrip.p50, 2)) | \(format(m.inProcessRoundTrip.p99, 2)) |")
+        print("| floor: 64 bytes to an echoing child process and back, nothing else | \(format(m.floorRoundTrip.p50, 2)) | \(format(m.floorRoundTrip.p99, 2)) |")
         print("| isolated: a round trip to the worker | \(format(m.roundTrip.p50, 2)) | \(format(m.roundTrip.p99, 2)) |")
         print("")
         print("| startup of \(Startup.pluginCount) plugins (eager, no cache), ms | median (min–max) |")
@@ -163,8 +215,9 @@ enum IsolationBench {
         print("| in process | \(m.startupInProcess.summary(1)) |")
         print("| isolated, a worker each | \(m.startupIsolated.summary(1)) |")
         print("")
-        let each = m.workerMemory.map { format($0, 1) }.joined(separator: ", ")
-        print("Memory: one idle sample worker holds \(each) MiB resident; the \(Startup.pluginCount) startup workers together \(format(m.startupMemory, 0)) MiB")
-        print("(resident sets add up pages the workers share, such as the Swift runtime's code, so this overstates what they take together).\n")
+        let each = m.workerMemory.map { "\(format($0.resident, 1)) resident / \(format($0.proportional, 1)) proportional" }.joined(separator: ", ")
+        print("Memory of one idle sample worker, MiB: \(each). The \(Startup.pluginCount) startup workers together: \(format(m.startupMemory.resident, 0)) MiB")
+        print("resident, \(format(m.startupMemory.proportional, 0)) MiB proportional (shared pages, such as the Swift runtime's code, divided among the")
+        print("processes that map them: what the workers really add).\n")
     }
 }

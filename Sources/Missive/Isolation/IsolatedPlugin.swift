@@ -158,16 +158,14 @@ final class IsolatedPlugin: Sendable {
         return "\(PluginIsolation.forbiddenCallPhrase) calling \(SystemCalls.name(number)) (system call \(number))"
     }
 
-    /// A running worker whose plugin is ready, starting a new one when there is none or it ended.
+    /// A running worker whose plugin is ready, starting a new one when there is none (the last one failed).
+    ///
+    /// A worker that died between calls (a thread of its own that crashed later) is not looked for here, which would
+    /// cost a system call on every call: the next call fails, its messages are tried again one at a time on a new
+    /// worker, and none is blamed, since each then decodes.
     private func worker(_ state: inout State) throws(MissiveError) -> WorkerProcess {
         if let withdrawn = state.withdrawn { throw withdrawn }
-        if let worker = state.worker, !worker.hasEnded { return worker }
-        if let ended = state.worker {
-            // It died between calls (a thread of its own, say): no message is to blame.
-            ended.stop()
-            state.worker = nil
-            logger?.warning("an isolated plugin's worker ended between calls; starting a new one", metadata: ["missive.file": "\(path)"])
-        }
+        if let worker = state.worker { return worker }
         _ = try awaitReady(&state)
         guard let worker = state.worker else { throw MissiveError(.loadFailed, "the plugin's worker did not start", file: path) }
         return worker
@@ -402,8 +400,8 @@ final class IsolatedPlugin: Sendable {
     /// Why the plugin is out of service, if it is.
     var withdrawal: MissiveError? { state.withLock { $0.withdrawn } }
 
-    /// The resident memory of its worker, when one runs: for the benchmarks.
-    var workerResidentBytes: Int? { state.withLock { $0.worker?.residentBytes } }
+    /// The resident memory of its worker and its proportional share, when one runs: for the benchmarks.
+    var workerMemory: (resident: Int, proportional: Int)? { state.withLock { $0.worker?.memory } }
 }
 
 /// System-call names, for reports.

@@ -121,14 +121,15 @@ extension MessageRegistry.Builder {
 }
 
 extension MessageRegistry {
-    /// The resident memory of each isolated plugin's running worker, in bytes: for the benchmarks.
+    /// The memory of each isolated plugin's running worker, in bytes: its resident set, and its proportional share
+    /// (shared pages divided among the processes that map them). For the benchmarks.
     @_spi(Benchmarks)
-    public var isolatedWorkerResidentBytes: [Int] {
+    public var isolatedWorkerMemory: [(resident: Int, proportional: Int)] {
         var seen = Set<ObjectIdentifier>()
-        var sizes: [Int] = []
+        var sizes: [(resident: Int, proportional: Int)] = []
         for type in types {
-            guard case .isolated(let plugin) = type.decoder, seen.insert(ObjectIdentifier(plugin)).inserted, let bytes = plugin.workerResidentBytes else { continue }
-            sizes.append(bytes)
+            guard case .isolated(let plugin) = type.decoder, seen.insert(ObjectIdentifier(plugin)).inserted, let memory = plugin.workerMemory else { continue }
+            sizes.append(memory)
         }
         return sizes
     }

@@ -65,7 +65,11 @@ final class WorkerProcess {
             close(pipe[0])
             throw MissiveError(.loadFailed, "cannot start the plugin worker \(executable): \(String(cString: strerror(status)))", file: file)
         }
-        _ = fcntl(pair[0], F_SETFL, fcntl(pair[0], F_GETFL) | O_NONBLOCK)
+        // The socket blocks, for at most a slice of a deadline at a time: a round trip is one send and one receive,
+        // with no poll in between.
+        var slice = timeval(tv_sec: 0, tv_usec: suseconds_t(WorkerDeadline.sliceMilliseconds * 1000))
+        _ = setsockopt(pair[0], SOL_SOCKET, SO_RCVTIMEO, &slice, socklen_t(MemoryLayout<timeval>.size))
+        _ = setsockopt(pair[0], SOL_SOCKET, SO_SNDTIMEO, &slice, socklen_t(MemoryLayout<timeval>.size))
         _ = fcntl(pipe[0], F_SETFL, fcntl(pipe[0], F_GETFL) | O_NONBLOCK)
         return WorkerProcess(pid: pid, socket: pair[0], errors: pipe[0], file: file)
     }
@@ -75,17 +79,6 @@ final class WorkerProcess {
         let copies = strings.map { strdup($0) }
         defer { copies.forEach { free($0) } }
         return (copies + [nil]).withUnsafeBufferPointer { body($0.baseAddress!) }
-    }
-
-    /// Whether the process has ended (reaping it if it has).
-    var hasEnded: Bool {
-        if exited { return true }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid {
-            exited = true
-            endStatus = status
-        }
-        return exited
     }
 
     private var endStatus: Int32?
@@ -101,17 +94,16 @@ final class WorkerProcess {
             }
             if written < 0 && errno == EINTR { continue }
             guard written < 0, errno == EAGAIN || errno == EWOULDBLOCK else { throw ended("closed its socket") }
-            try wait(for: Int16(POLLOUT), deadline: &deadline)
+            // A slice passed without room: the worker reads no more.
+            try check(&deadline)
         }
     }
 
-    /// The next frame: its kind, request id and the range of its body in the returned buffer. Waits at most as
-    /// `deadline` allows.
+    /// The next frame: its kind, request id and a reader of its body. Waits at most as `deadline` allows.
     func receive(deadline: inout WorkerDeadline) throws(Failure) -> (kind: UInt8, id: UInt64, reader: WireReader) {
         while true {
             if let frame = try nextFrame() { return frame }
-            try wait(for: Int16(POLLIN), deadline: &deadline)
-            try fill()
+            try fill(&deadline)
         }
     }
 
@@ -139,45 +131,40 @@ final class WorkerProcess {
         return (kind, id, WireReader(input, from: start + 9, to: start + length))
     }
 
-    /// Reads what the socket holds.
-    private func fill() throws(Failure) {
+    /// Reads what the socket holds, waiting for it a slice at a time as `deadline` allows.
+    private func fill(_ deadline: inout WorkerDeadline) throws(Failure) {
         if inputStart > 0 && inputStart > input.count / 2 {
             input.removeFirst(inputStart)
             inputStart = 0
         }
+        var flags: Int32 = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, flags) }
             if count > 0 {
                 input.append(contentsOf: chunk[0..<count])
-                if count < chunk.count { return }
+                // Whatever else is there already, without waiting.
+                flags = Int32(MSG_DONTWAIT)
                 continue
             }
             if count < 0 && errno == EINTR { continue }
-            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                if flags != 0 { return }
+                // A slice passed with nothing: is the worker still within its deadline?
+                try check(&deadline)
+                continue
+            }
             throw ended("closed its socket")
         }
     }
 
-    /// Waits until the socket is ready for `events`, reading the worker's standard error meanwhile; throws when
-    /// the deadline passes (the worker is then killed) or the worker ends.
-    private func wait(for events: Int16, deadline: inout WorkerDeadline) throws(Failure) {
-        while true {
-            var descriptors = [pollfd(fd: socket, events: events, revents: 0), pollfd(fd: errors, events: Int16(POLLIN), revents: 0)]
-            let slice = deadline.nextWait()
-            let ready = poll(&descriptors, 2, slice)
-            if ready < 0 && errno == EINTR { continue }
-            if descriptors[1].revents != 0 { drainErrors() }
-            if descriptors[0].revents & events != 0 { return }
-            if descriptors[0].revents & Int16(POLLHUP | POLLERR) != 0 { throw ended("closed its socket") }
-            if ready == 0 || descriptors[0].revents == 0 {
-                if let hung = deadline.expired(pid: pid) {
-                    kill(pid, SIGKILL)
-                    _ = reap()
-                    exited = true
-                    throw Failure(reason: hung + errorQuote(), signal: SIGKILL)
-                }
-            }
-        }
+    /// Throws, killing the worker, when it is past its deadline; reads its standard error meanwhile.
+    private func check(_ deadline: inout WorkerDeadline) throws(Failure) {
+        drainErrors()
+        guard let hung = deadline.expired(pid: pid) else { return }
+        kill(pid, SIGKILL)
+        _ = reap()
+        exited = true
+        throw Failure(reason: hung + errorQuote(), signal: SIGKILL)
     }
 
     /// Reads what the worker wrote to standard error, keeping the last kilobyte.
@@ -255,12 +242,19 @@ final class WorkerProcess {
 
     private var closed = false
 
-    /// The worker's resident memory in bytes, from `/proc/PID/statm`; `nil` when it cannot be read.
-    var residentBytes: Int? {
-        guard let bytes = FileBytes.readToEnd("/proc/\(pid)/statm", limit: 256) else { return nil }
-        let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    /// The worker's resident memory and its proportional share (shared pages divided among the processes that map
+    /// them), in bytes, from `/proc/PID/smaps_rollup`; `nil` when it cannot be read.
+    var memory: (resident: Int, proportional: Int)? {
+        guard let bytes = FileBytes.readToEnd("/proc/\(pid)/smaps_rollup", limit: 4096) else { return nil }
+        var resident: Int?, proportional: Int?
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(whereSeparator: \.isWhitespace)
+            guard fields.count >= 2, let kilobytes = Int(fields[1]) else { continue }
+            if fields[0] == "Rss:" { resident = kilobytes * 1024 }
+            if fields[0] == "Pss:" { proportional = kilobytes * 1024 }
+        }
+        guard let resident, let proportional else { return nil }
+        return (resident, proportional)
     }
 }
 
@@ -277,8 +271,8 @@ struct WorkerDeadline {
         self.wallSeconds = wallSeconds
     }
 
-    /// How long one poll may wait, in milliseconds: the CPU time is looked at every 50 ms.
-    func nextWait() -> Int32 { 50 }
+    /// How long one wait on the socket lasts, in milliseconds: the CPU time is looked at after each.
+    static let sliceMilliseconds = 50
 
     /// Why the worker counts as hung, or `nil` while it may go on.
     mutating func expired(pid: pid_t) -> String? {
