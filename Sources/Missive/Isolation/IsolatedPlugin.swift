@@ -89,7 +89,7 @@ final class IsolatedPlugin: Sendable {
                     + "or MISSIVE_PLUGIN_WORKER); it is not loaded into the host instead",
                 file: path)
         }
-        return try WorkerProcess.start(command: command, file: path, arguments: settings.workerArguments)
+        return try WorkerProcess.start(command: command, file: path, arguments: settings.workerArguments, spinMicroseconds: settings.spinMicroseconds)
     }
 
     /// Waits for the ready frame of the worker in `state` (starting one if there is none).

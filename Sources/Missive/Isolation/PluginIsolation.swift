@@ -42,6 +42,11 @@ public struct PluginIsolation: Sendable {
     public var memoryLimitBytes: UInt64
     /// Whether workers run under the seccomp filter (docs/PROTECTION.md lists what it allows).
     public var systemCallFilter: Bool
+    /// How long the host and the worker look for the other's next frame without sleeping, in microseconds, before
+    /// they block: a thread that sleeps is woken by another processor, which costs tens of microseconds on a virtual
+    /// machine, while the next frame of a busy host usually comes within a few. Each wait that finds nothing in time
+    /// burns this much processor time on each side; 0 never spins.
+    public var spinMicroseconds: Int
     /// How many crashes within ``crashWindowSeconds`` take a plugin out of service: its messages then decode as
     /// unknown (``UnknownMessage/Reason/pluginUnavailable(_:)``), and with a quarantine, it is quarantined for the
     /// next starts too.
@@ -52,7 +57,8 @@ public struct PluginIsolation: Sendable {
     /// Isolation with this policy and these limits.
     public init(
         policy: Policy, workerCommand: [String]?, callCPUSeconds: Double = 2, callWallSeconds: Double = 10, loadCPUSeconds: Double = 10,
-        memoryLimitBytes: UInt64 = 1 << 30, systemCallFilter: Bool = true, crashLimit: Int = 5, crashWindowSeconds: Double = 3600
+        memoryLimitBytes: UInt64 = 1 << 30, systemCallFilter: Bool = true, crashLimit: Int = 5, crashWindowSeconds: Double = 3600,
+        spinMicroseconds: Int = 50
     ) {
         self.policy = policy
         self.workerCommand = workerCommand
@@ -63,6 +69,7 @@ public struct PluginIsolation: Sendable {
         self.systemCallFilter = systemCallFilter
         self.crashLimit = max(1, crashLimit)
         self.crashWindowSeconds = crashWindowSeconds
+        self.spinMicroseconds = max(0, spinMicroseconds)
     }
 
     /// Every plugin in process: the library's default.
@@ -90,7 +97,7 @@ public struct PluginIsolation: Sendable {
 
     /// The worker's arguments after the plugin file.
     var workerArguments: [String] {
-        var arguments = ["--memory", String(memoryLimitBytes)]
+        var arguments = ["--memory", String(memoryLimitBytes), "--spin", String(spinMicroseconds)]
         if !systemCallFilter { arguments.append("--no-filter") }
         return arguments
     }

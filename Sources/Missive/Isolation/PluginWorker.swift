@@ -9,22 +9,26 @@ extension PluginIsolation {
     /// closes its end. Returns the exit status: 0 when the host closed the socket, 2 for a usage error, 1 when the
     /// limits or the filter could not be set.
     ///
-    /// Options after the file: `--memory BYTES` (the address-space limit; 0 for none) and `--no-filter` (no seccomp
-    /// filter). Call it from a host's own executable when it passes that executable as the worker command; the
+    /// Options after the file: `--memory BYTES` (the address-space limit; 0 for none), `--spin MICROSECONDS` (how long
+    /// to look for the next request before sleeping) and `--no-filter` (no seccomp filter). Call it from a host's own executable when it passes that executable as the worker command; the
     /// `missive-plugin-worker` executable does only this.
     public static func runWorker(arguments: [String]) -> Int32 {
         guard let file = arguments.first else {
-            _ = FileBytes.writeAll("usage: \(workerExecutableName) PLUGIN-FILE [--memory BYTES] [--no-filter]\n".utf8, to: STDERR_FILENO)
+            _ = FileBytes.writeAll("usage: \(workerExecutableName) PLUGIN-FILE [--memory BYTES] [--spin MICROSECONDS] [--no-filter]\n".utf8, to: STDERR_FILENO)
             return 2
         }
         var memory: UInt64 = 0
         var filter = true
+        var spin = 0
         var options = arguments.dropFirst().makeIterator()
         while let option = options.next() {
             switch option {
             case "--memory":
                 guard let value = options.next().flatMap({ UInt64($0) }) else { return usage("--memory takes a number of bytes") }
                 memory = value
+            case "--spin":
+                guard let value = options.next().flatMap({ Int($0) }), value >= 0 else { return usage("--spin takes a number of microseconds") }
+                spin = value
             case "--no-filter":
                 filter = false
             default:
@@ -89,7 +93,7 @@ extension PluginIsolation {
         guard send(&output) else { return 0 }
         var types: [String: PluginType] = [:]
         for type in plugin.types { types[type.objectName] = type }
-        var input = FrameInput(descriptor: channel)
+        var input = FrameInput(descriptor: channel, spinMicroseconds: spin)
         while let frame = input.next() {
             var reader = frame.reader
             switch WorkerWire.Kind(rawValue: frame.kind) {
@@ -114,13 +118,15 @@ extension PluginIsolation {
 /// Reads whole frames from the host's socket (blocking).
 private struct FrameInput {
     let descriptor: Int32
+    let spinMicroseconds: Int
     private var buffer: [UInt8] = []
     private var start = 0
     /// Where each read lands, made once.
     private var chunk = [UInt8](repeating: 0, count: 64 << 10)
 
-    init(descriptor: Int32) {
+    init(descriptor: Int32, spinMicroseconds: Int) {
         self.descriptor = descriptor
+        self.spinMicroseconds = spinMicroseconds
     }
 
     /// The next frame, or `nil` when the host closed the socket (or sent a frame too large to be one).
@@ -143,7 +149,7 @@ private struct FrameInput {
                 buffer.removeFirst(start)
                 start = 0
             }
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { SocketSpin.receive(descriptor, $0, spinMicroseconds: spinMicroseconds) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return nil }
             buffer.append(contentsOf: chunk[0..<count])

@@ -29,8 +29,12 @@ final class WorkerProcess {
     private var chunk = [UInt8](repeating: 0, count: 64 << 10)
     private var exited = false
 
-    private init(pid: pid_t, socket: Int32, errors: Int32, file: String) {
+    /// How long a receive looks for data before it sleeps (``PluginIsolation/spinMicroseconds``).
+    private let spinMicroseconds: Int
+
+    private init(pid: pid_t, socket: Int32, errors: Int32, file: String, spinMicroseconds: Int) {
         (self.pid, self.socket, self.errors, self.file) = (pid, socket, errors, file)
+        self.spinMicroseconds = spinMicroseconds
     }
 
     deinit {
@@ -39,7 +43,7 @@ final class WorkerProcess {
 
     /// Starts `command` (the worker executable and its first arguments) for the plugin `file`, with `arguments`
     /// after the file.
-    static func start(command: [String], file: String, arguments: [String]) throws(MissiveError) -> WorkerProcess {
+    static func start(command: [String], file: String, arguments: [String], spinMicroseconds: Int) throws(MissiveError) -> WorkerProcess {
         guard let executable = command.first else { throw MissiveError(.loadFailed, "the plugin worker command is empty", file: file) }
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
@@ -71,7 +75,7 @@ final class WorkerProcess {
         _ = setsockopt(pair[0], SOL_SOCKET, SO_RCVTIMEO, &slice, socklen_t(MemoryLayout<timeval>.size))
         _ = setsockopt(pair[0], SOL_SOCKET, SO_SNDTIMEO, &slice, socklen_t(MemoryLayout<timeval>.size))
         _ = fcntl(pipe[0], F_SETFL, fcntl(pipe[0], F_GETFL) | O_NONBLOCK)
-        return WorkerProcess(pid: pid, socket: pair[0], errors: pipe[0], file: file)
+        return WorkerProcess(pid: pid, socket: pair[0], errors: pipe[0], file: file, spinMicroseconds: spinMicroseconds)
     }
 
     /// Runs `body` with `strings` as a NULL-terminated array of C strings.
@@ -139,7 +143,9 @@ final class WorkerProcess {
         }
         var flags: Int32 = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, flags) }
+            let count = chunk.withUnsafeMutableBytes {
+                flags == 0 ? SocketSpin.receive(socket, $0, spinMicroseconds: spinMicroseconds) : recv(socket, $0.baseAddress, $0.count, flags)
+            }
             if count > 0 {
                 input.append(contentsOf: chunk[0..<count])
                 // Whatever else is there already, without waiting.
@@ -309,5 +315,21 @@ struct WorkerDeadline {
             let system = Int(String(decoding: fields[12], as: UTF8.self))
         else { return nil }
         return Double(user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
+
+/// A receive that looks for data without sleeping for a while first.
+enum SocketSpin {
+    /// Receives into `buffer` from `socket`: without waiting, again and again for `spinMicroseconds`, then waiting as
+    /// the socket does. What `recv` returns.
+    static func receive(_ socket: Int32, _ buffer: UnsafeMutableRawBufferPointer, spinMicroseconds: Int) -> Int {
+        if spinMicroseconds > 0 {
+            let end = ContinuousClock.now + .microseconds(spinMicroseconds)
+            repeat {
+                let count = recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+                if count >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK) { return count }
+            } while ContinuousClock.now < end
+        }
+        return recv(socket, buffer.baseAddress, buffer.count, 0)
     }
 }
