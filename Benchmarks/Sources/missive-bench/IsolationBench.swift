@@ -16,6 +16,7 @@ enum IsolationBench {
     struct Measurements {
         var inProcess: Samples, isolated: Samples
         var roundTrip: (p50: Double, p99: Double), inProcessRoundTrip: (p50: Double, p99: Double), floorRoundTrip: (p50: Double, p99: Double)
+        var spinningFloorRoundTrip: (p50: Double, p99: Double)
         var startupInProcess: Samples, startupIsolated: Samples
         var workerMemory: [(resident: Double, proportional: Double)], startupMemory: (resident: Double, proportional: Double)
         var messages: Int
@@ -55,7 +56,8 @@ enum IsolationBench {
                 if isLocal { inProcess.append(rate) } else { isolatedRates.append(rate) }
             }
         }
-        let floorTrip = try pingPongFloor(calls: 20_000)
+        let floorTrip = try pingPongFloor(calls: 20_000, spin: false)
+        let spinningFloorTrip = try pingPongFloor(calls: 20_000, spin: true)
         let trip = roundTrip(isolated, envelopes, calls: 20_000)
         let localTrip = roundTrip(local, envelopes, calls: 20_000)
         let memory = isolated.isolatedWorkerMemory.map { (Double($0.resident) / 1_048_576, Double($0.proportional) / 1_048_576) }
@@ -75,7 +77,7 @@ enum IsolationBench {
         }
         return Measurements(
             inProcess: Samples(values: inProcess), isolated: Samples(values: isolatedRates), roundTrip: trip, inProcessRoundTrip: localTrip,
-            floorRoundTrip: floorTrip,
+            floorRoundTrip: floorTrip, spinningFloorRoundTrip: spinningFloorTrip,
             startupInProcess: Samples(values: startupLocal), startupIsolated: Samples(values: startupIsolated), workerMemory: memory,
             startupMemory: startupMemory, messages: messages)
     }
@@ -116,8 +118,9 @@ enum IsolationBench {
     }
 
     /// The floor of any round trip to another process on this machine: 64 bytes written to a socketpair, echoed by a
-    /// child that does nothing else, read back; each timed. p50 and p99 in microseconds.
-    static func pingPongFloor(calls: Int) throws -> (p50: Double, p99: Double) {
+    /// child that does nothing else, read back; each timed. With `spin`, both sides look for the bytes for 50 µs
+    /// before they sleep, as the host and the worker do. p50 and p99 in microseconds.
+    static func pingPongFloor(calls: Int, spin: Bool) throws -> (p50: Double, p99: Double) {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { throw BenchError("socketpair failed") }
         var actions = posix_spawn_file_actions_t()
@@ -125,7 +128,7 @@ enum IsolationBench {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), strdup("echo-child"), nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), strdup("echo-child"), strdup(spin ? "spin" : "block"), nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { throw BenchError("cannot start the echo child") }
@@ -143,7 +146,7 @@ enum IsolationBench {
             _ = message.withUnsafeBytes { write(pair[0], $0.baseAddress, 64) }
             var got = 0
             while got < 64 {
-                let count = message.withUnsafeMutableBytes { read(pair[0], $0.baseAddress! + got, 64 - got) }
+                let count = message.withUnsafeMutableBytes { receive(pair[0], $0.baseAddress! + got, 64 - got, spin: spin) }
                 guard count > 0 else { throw BenchError("the echo child ended") }
                 got += count
             }
@@ -153,11 +156,23 @@ enum IsolationBench {
         return (times[times.count / 2], times[times.count * 99 / 100])
     }
 
-    /// The echo child of ``pingPongFloor(calls:)``: echoes descriptor 3 until it closes.
-    static func echoChild() -> Never {
+    /// A read of `socket`, looking for data for 50 µs first when `spin`.
+    static func receive(_ socket: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, spin: Bool) -> Int {
+        if spin {
+            let end = now() + 50e-6
+            repeat {
+                let got = recv(socket, buffer, count, Int32(MSG_DONTWAIT))
+                if got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK) { return got }
+            } while now() < end
+        }
+        return recv(socket, buffer, count, 0)
+    }
+
+    /// The echo child of ``pingPongFloor(calls:spin:)``: echoes descriptor 3 until it closes.
+    static func echoChild(spin: Bool) -> Never {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(3, $0.baseAddress, 4096) }
+            let count = buffer.withUnsafeMutableBytes { receive(3, $0.baseAddress!, 4096, spin: spin) }
             guard count > 0 else { exit(0) }
             _ = buffer.withUnsafeBytes { write(3, $0.baseAddress, count) }
         }
@@ -207,7 +222,8 @@ enum IsolationBench {
         print("| one message alone (decode and digest) | p50 µs | p99 µs |")
         print("|---|---|---|")
         print("| in process | \(format(m.inProcessRoundTrip.p50, 2)) | \(format(m.inProcessRoundTrip.p99, 2)) |")
-        print("| floor: 64 bytes to an echoing child process and back, nothing else | \(format(m.floorRoundTrip.p50, 2)) | \(format(m.floorRoundTrip.p99, 2)) |")
+        print("| floor: 64 bytes to an echoing child process and back, both sleeping in `recv` | \(format(m.floorRoundTrip.p50, 2)) | \(format(m.floorRoundTrip.p99, 2)) |")
+        print("| floor, both looking for 50 µs before they sleep | \(format(m.spinningFloorRoundTrip.p50, 2)) | \(format(m.spinningFloorRoundTrip.p99, 2)) |")
         print("| isolated: a round trip to the worker | \(format(m.roundTrip.p50, 2)) | \(format(m.roundTrip.p99, 2)) |")
         print("")
         print("| startup of \(Startup.pluginCount) plugins (eager, no cache), ms | median (min–max) |")

@@ -21,7 +21,7 @@ struct MissiveBench {
             case "profile-decode": try profileDecode(decoder: arguments[1], plugins: arguments[2], messages: Int(arguments[3])!)
             case "feed-follower": try await FeedBench.follower(location: arguments[1], count: Int(arguments[2])!)
             case "server-child": try await ServerLoad.missiveChild(Array(arguments.dropFirst()))
-            case "echo-child": IsolationBench.echoChild()
+            case "echo-child": IsolationBench.echoChild(spin: arguments.count > 1 && arguments[1] == "spin")
             case "isolation-startup-child": try IsolationBench.child(mode: arguments[1], directory: arguments[2], plugins: arguments[3])
             case "floor-child": try await ServerLoad.floorChild(Array(arguments.dropFirst()))
             default: try await run(Options(arguments))
