@@ -15,7 +15,7 @@ public struct IncomingMessage: Sendable {
     }
 
     /// A message whose envelope is stored as `envelopeBytes`: the line it was parsed from, byte for byte. For a host
-    /// that decodes many lines in one call (``MessageRegistry/decode(_:views:)``, which sends an isolated plugin's
+    /// that decodes many lines in one call (`MessageRegistry.decode(_:views:)`, which sends an isolated plugin's
     /// messages to its worker in one batch).
     public init(_ message: Message, envelopeBytes: [UInt8]) {
         self.message = message

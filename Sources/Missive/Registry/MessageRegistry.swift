@@ -92,8 +92,10 @@ public struct MessageRegistry: Sendable {
     /// plugin that runs isolated (``PluginIsolation``) cross to its worker in one batch, which costs a fraction of a
     /// crossing per message; a crash or hang in the batch costs only the message that caused it.
     ///
-    /// - Parameter views: whether the isolated plugins' views come back with the batch, for a host that draws every
-    ///   message (otherwise a view crosses when ``MessageContent/describedView()`` is first asked).
+    /// - Parameters:
+    ///   - envelopes: the envelopes, in any mix of types.
+    ///   - views: whether the isolated plugins' views come back with the batch, for a host that draws every message
+    ///     (otherwise a view crosses when ``MessageContent/describedView()`` is first asked).
     public func decode(_ envelopes: [Envelope], views: Bool = false) -> [Message] {
         var contents = [(any MessageContent)?](repeating: nil, count: envelopes.count)
         var batches: [ObjectIdentifier: (plugin: IsolatedPlugin, indices: [Int], types: [RegisteredType], businessIDs: [String?])] = [:]
