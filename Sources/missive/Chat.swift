@@ -69,7 +69,7 @@ extension MissiveCommand {
                 throw ExitCode(2)
             }
             let logger = logging.logger(defaultLevel: .error)
-            let discovery = try plugins.discover(logger: logger)
+            let discovery = try plugins.discover(logger: logger, defaultIsolation: .untrustedIsolated)
             let directories = plugins.directories
             guard let storePath = store ?? Self.standardStore(url: url, member: member, environment: environment) else {
                 Console.error("no local store: neither XDG_DATA_HOME nor HOME is set; give --store")
@@ -86,7 +86,7 @@ extension MissiveCommand {
             let columns = width ?? Console.terminalColumns.map { min(max($0, 20), 1000) } ?? 80
             let session = ChatSession(
                 sync: sync, registry: discovery.registry, output: ChatOutput(terminal: terminal), width: columns,
-                colors: terminal && TerminalRenderer.colorsSuitStandardOutput(), reload: { [isolation = plugins.isolation] in try Self.discover(directories: directories, isolation: isolation, logger: logger) },
+                colors: terminal && TerminalRenderer.colorsSuitStandardOutput(), reload: { [isolation = plugins.isolation] in try Self.discover(directories: directories, isolation: isolation ?? .untrustedIsolated, logger: logger) },
                 pluginFingerprint: { ChatSession.fingerprint(directories: directories) })
             await session.run()
         }
@@ -96,7 +96,7 @@ extension MissiveCommand {
         static func discover(directories: [String], isolation: PluginIsolation.Policy?, logger: Logger) throws -> MessageRegistry {
             let result = MessageRegistry.discover(
                 searchPath: .standard(explicitDirectories: directories), metadataCache: .standard(),
-                protection: try PluginOptions.protection(logger: logger, isolation: isolation), logger: logger)
+                protection: try PluginOptions.protection(logger: logger, isolation: isolation, defaultIsolation: .untrustedIsolated), logger: logger)
             LateRefusals.watch(result.registry, logger: logger)
             return result.registry
         }

@@ -53,7 +53,8 @@ struct PluginOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Which plugins run in a worker process of their own: in-process, isolated, or untrusted-isolated (those not signed by a trusted key). "
-                + "Default: MISSIVE_ISOLATION, else untrusted-isolated for serve and in-process for the other commands (docs/PROTECTION.md).",
+                + "Default: MISSIVE_ISOLATION, else untrusted-isolated for serve, chat and store (messages from others) and in-process for the "
+                + "other commands (docs/PROTECTION.md).",
             valueName: "policy"))
     var isolation: PluginIsolation.Policy?
 

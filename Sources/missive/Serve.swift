@@ -127,12 +127,13 @@ extension MissiveCommand.Serve {
                 throw ExitCode(2)
             }
             let loaded = discovery.plugins.count + discovery.discovery.isolatedPlugins.count
+            let isolated = discovery.discovery.isolatedPlugins.count
             let store = configuration.storeLocation.description
             let listening = Mutex(false)
             do {
                 try await server.run { host, port in
                     listening.withLock { $0 = true }
-                    Console.out("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port) (store \(store), \(loaded) plugin\(loaded == 1 ? "" : "s") loaded)")
+                    Console.out("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port) (store \(store), \(loaded) plugin\(loaded == 1 ? "" : "s") loaded\(isolated > 0 ? ", \(isolated) of them isolated" : ""))")
                 }
             } catch {
                 guard listening.withLock({ $0 }) else {

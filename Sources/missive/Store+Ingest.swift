@@ -45,7 +45,7 @@ extension MissiveCommand.Store {
         func run() async throws {
             let reader = try LineReader(input)
             let logger = logging.logger()
-            let registry = try plugins.discover(logger: logger).registry
+            let registry = try plugins.discover(logger: logger, defaultIsolation: .untrustedIsolated).registry
             let database = try await store.open(creating: true, kind: shared ? .shared : nil)
             let name = input == "-" ? "standard input" : input
             let progress = Progress(label: "ingesting \(input == "-" ? "standard input" : (input as NSString).lastPathComponent)", unit: "lines")

@@ -20,7 +20,7 @@ extension MissiveCommand.Store {
         @OptionGroup var logging: LoggingOptions
 
         func run() async throws {
-            let registry = try plugins.discover(logger: logging.logger()).registry
+            let registry = try plugins.discover(logger: logging.logger(), defaultIsolation: .untrustedIsolated).registry
             let database = try await store.open()
             let progress = Progress(label: "re-decoding", unit: "messages")
             let report: RedecodeReport

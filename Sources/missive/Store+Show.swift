@@ -53,7 +53,7 @@ extension MissiveCommand.Store {
                 guard drawing.output != nil else { return Console.out(bytes: json) }
                 return try drawing.write(String(decoding: TextHygiene.escapingUnsafe(json: json) + [0x0A], as: UTF8.self), notOver: store.databaseFiles)
             }
-            let registry = try plugins.discover(logger: logging.logger()).registry
+            let registry = try plugins.discover(logger: logging.logger(), defaultIsolation: .untrustedIsolated).registry
             var messages: [Message] = []
             for message in stored {
                 do {

@@ -99,7 +99,15 @@ extension MessageRegistry.Builder {
                     throw refusal
                 }
                 if let plugin = isolated[file] {
-                    let ready = try plugin.ready().get()
+                    let ready: IsolatedPlugin.Ready
+                    switch plugin.ready() {
+                    case .success(let loaded): ready = loaded
+                    case .failure(let error):
+                        // Its worker could not start, or died loading it: its types stay registered from the metadata, so
+                        // that their messages say why they are unknown, as a quarantined plugin's do.
+                        if error.code == .loadFailed { register(DeferredPlugin(path: file, metadata: metadata, refusal: error)).forEach(refuse) }
+                        throw error
+                    }
                     isolatedInfos.append(plugin.info)
                     register(plugin, ready: ready).forEach(refuse)
                     logger?.debug("loaded plugin in a worker of its own", metadata: ["missive.file": "\(file)", "missive.plugin": "\(plugin.info)"])

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Decides, before any plugin code runs in the host or in a scanner, which discovered files to refuse (those
@@ -64,10 +65,19 @@ struct PluginGate {
             // A file the loader refuses before running it needs neither a quarantine nor a scan.
             guard case .success(let metadata) = result, (try? PluginLoader.checkSupported(metadata, path: file, logger: nil)) != nil else { continue }
             if let quarantine = protection.quarantine, let crash = quarantine.crash(quarantining: file, identity: identity, in: crashes) {
+                let what: String
+                if crash.operation.hasPrefix(PluginQuarantine.isolatedPrefix) {
+                    // Written when an isolated plugin's worker failed too often: the host never crashed.
+                    let operation = crash.operation.dropFirst(PluginQuarantine.isolatedPrefix.count)
+                    let during = crash.objectName.map { "\(operation) of \($0)" } ?? String(operation)
+                    what = "its worker failed too often when it ran isolated (the last: \(PluginQuarantine.signalName(crash.signal)) during \(during) at "
+                        + "\(crash.date.formatted(.iso8601)))"
+                } else {
+                    what = "it crashed a host with \(crash)"
+                }
                 decisions.withheld[file] = MissiveError(
                     .quarantined,
-                    "quarantined: it crashed a host with \(crash), so it is not loaded until the file changes or the quarantine is cleared "
-                        + "(missive quarantine clear)",
+                    "quarantined: \(what), so it is not loaded until the file changes or the quarantine is cleared (missive quarantine clear)",
                     file: file)
                 continue
             }

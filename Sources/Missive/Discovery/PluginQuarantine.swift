@@ -145,6 +145,10 @@ public final class PluginQuarantine: Sendable {
         return crashes()
     }
 
+    /// The prefix of the operation of a record written by ``append(path:identity:objectName:operation:signal:date:)``:
+    /// an isolated plugin's worker failed, not the host.
+    static let isolatedPrefix = "isolated-"
+
     /// Appends the record of a crash that did not end this process: an isolated plugin whose worker failed too
     /// often (``PluginIsolation/crashLimit``). `signal` 0 is written as `exit`. A journal that cannot be written is
     /// passed over: the plugin is out of service in this process all the same.

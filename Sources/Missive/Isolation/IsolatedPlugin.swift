@@ -135,7 +135,7 @@ final class IsolatedPlugin: Sendable {
                 }
             }
         } catch {
-            report = .failed(error.reason)
+            report = .failed(error.reason + error.output)
         }
         switch report {
         case .ready(let ready):
@@ -187,7 +187,7 @@ final class IsolatedPlugin: Sendable {
             case .failed(let failure):
                 logger?.warning(
                     "an isolated plugin's worker failed during a batch; trying the messages it had not answered one at a time",
-                    metadata: ["missive.file": "\(path)", "missive.reason": "\(failure.reason)"])
+                    metadata: ["missive.file": "\(path)", "missive.reason": "\(failure.reason)\(failure.output)"])
             }
             // The messages in flight, one at a time, each on a worker of its own if need be.
             for index in all where answers[index] == nil {
@@ -382,11 +382,13 @@ final class IsolatedPlugin: Sendable {
         state.crashes.removeAll { now.timeIntervalSince($0) > settings.crashWindowSeconds }
         logger?.error(
             "an isolated plugin failed on one message; that message is kept as unknown and the plugin goes on with a new worker",
-            metadata: ["missive.file": "\(path)", "missive.objectName": "\(objectName ?? "-")", "missive.reason": "\(failure.reason)"])
+            metadata: ["missive.file": "\(path)", "missive.objectName": "\(objectName ?? "-")", "missive.reason": "\(failure.reason)\(failure.output)"])
         guard state.crashes.count >= settings.crashLimit, state.withdrawn == nil else { return }
         var reason = "its worker failed \(state.crashes.count) times in \(Int(settings.crashWindowSeconds)) s (the last: \(failure.reason))"
         if let quarantine {
-            quarantine.append(path: path, identity: identity, objectName: objectName, operation: operation, signal: failure.signal ?? 0, date: now)
+            quarantine.append(
+                path: path, identity: identity, objectName: objectName, operation: PluginQuarantine.isolatedPrefix + operation, signal: failure.signal ?? 0,
+                date: now)
             reason += ", so it is quarantined until the file changes or the quarantine is cleared (missive quarantine clear)"
         } else {
             reason += ", so it is out of service until the host starts again"

@@ -47,9 +47,10 @@ public struct PluginIsolation: Sendable {
     /// machine, while the next frame of a busy host usually comes within a few. Each wait that finds nothing in time
     /// burns this much processor time on each side; 0 never spins.
     public var spinMicroseconds: Int
-    /// How many crashes within ``crashWindowSeconds`` take a plugin out of service: its messages then decode as
-    /// unknown (``UnknownMessage/Reason/pluginUnavailable(_:)``), and with a quarantine, it is quarantined for the
-    /// next starts too.
+    /// How many crashes within ``crashWindowSeconds`` take a plugin out of service (20 by default): its messages then
+    /// decode as unknown (``UnknownMessage/Reason/pluginUnavailable(_:)``) for every member, and with a quarantine, it
+    /// is quarantined for the next starts too. Whoever can send messages can send that many that crash it: `Int.max`
+    /// keeps a plugin in service whatever it costs, each failure costing its message and a new worker.
     public var crashLimit: Int
     /// The window ``crashLimit`` counts in, in seconds.
     public var crashWindowSeconds: Double
@@ -57,7 +58,7 @@ public struct PluginIsolation: Sendable {
     /// Isolation with this policy and these limits.
     public init(
         policy: Policy, workerCommand: [String]?, callCPUSeconds: Double = 2, callWallSeconds: Double = 10, loadCPUSeconds: Double = 10,
-        memoryLimitBytes: UInt64 = 1 << 30, systemCallFilter: Bool = true, crashLimit: Int = 5, crashWindowSeconds: Double = 3600,
+        memoryLimitBytes: UInt64 = 1 << 30, systemCallFilter: Bool = true, crashLimit: Int = 20, crashWindowSeconds: Double = 3600,
         spinMicroseconds: Int = 50
     ) {
         self.policy = policy

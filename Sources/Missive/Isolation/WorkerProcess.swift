@@ -11,9 +11,14 @@ import Glibc
 final class WorkerProcess {
     /// Why a worker stopped answering, in words for a report.
     struct Failure: Error {
+        /// What happened, without anything the worker wrote: it goes into the answer of a message, which a server
+        /// shows its members.
         let reason: String
         /// The signal that ended the worker, when one did (`SIGKILL` for a worker killed as hung).
         let signal: Int32?
+        /// `; it wrote: ...`, the last lines of the worker's standard error, or empty: for the host's log and for a
+        /// refusal at load, which its operator reads.
+        var output: String = ""
     }
 
     let pid: pid_t
@@ -153,8 +158,10 @@ final class WorkerProcess {
                 continue
             }
             if count < 0 && errno == EINTR { continue }
+            // What this call read is parsed first, even when the worker ended right after writing it (a last frame,
+            // then its exit): the next call finds the end.
+            if flags != 0 && count <= 0 { return }
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                if flags != 0 { return }
                 // A slice passed with nothing: is the worker still within its deadline?
                 try check(&deadline)
                 continue
@@ -170,7 +177,7 @@ final class WorkerProcess {
         kill(pid, SIGKILL)
         _ = reap()
         exited = true
-        throw Failure(reason: hung + errorQuote(), signal: SIGKILL)
+        throw Failure(reason: hung, signal: SIGKILL, output: errorQuote())
     }
 
     /// Reads what the worker wrote to standard error, keeping the last kilobyte.
@@ -197,20 +204,22 @@ final class WorkerProcess {
         let status = reap()
         if let status, status & 0x7f != 0 {
             let signal = status & 0x7f
-            return Failure(reason: "its worker crashed with \(PluginQuarantine.signalName(signal))" + errorQuote(), signal: signal)
+            return Failure(reason: "its worker crashed with \(PluginQuarantine.signalName(signal))", signal: signal, output: errorQuote())
         }
         if let status {
             let code = (status >> 8) & 0xff
-            return Failure(reason: "its worker exited with status \(code)" + errorQuote(), signal: nil)
+            // 70 is what the crash guard ends a process with when a plugin calls exit() inside a call.
+            let why = code == 70 ? " (the plugin called exit() during a call)" : ""
+            return Failure(reason: "its worker exited with status \(code)\(why)", signal: nil, output: errorQuote())
         }
-        return Failure(reason: "its worker \(what)" + errorQuote(), signal: nil)
+        return Failure(reason: "its worker \(what)", signal: nil, output: errorQuote())
     }
 
     /// A worker that sent what the protocol does not allow: killed, and reported.
     func garbage(_ what: String) -> Failure {
         kill(pid, SIGKILL)
         _ = reap()
-        return Failure(reason: "its worker broke the protocol: \(what)", signal: nil)
+        return Failure(reason: "its worker broke the protocol: \(what)", signal: nil, output: errorQuote())
     }
 
     /// Waits for the process to end (at most about a second, then kills it) and gives its wait status.
