@@ -40,7 +40,7 @@ import Testing
         #expect(try await first.send(id: "x-a1", text: "from the first", token: tokens["a1"]!) == 201)
         #expect(try await second.send(id: "x-b1", text: "from the second", token: tokens["b1"]!) == 201)
         for receiver in receivers {
-            #expect(try await receiver.waitFor(["x-a1", "x-b1"], timeout: .seconds(10)), "\(receiver.member) got \(receiver.ids)")
+            #expect(try await receiver.waitFor(["x-a1", "x-b1"], timeout: .seconds(30)), "\(receiver.member) got \(receiver.ids)")
         }
 
         // Senders on both instances; the first instance is killed while they send. A send the first cannot answer
@@ -65,10 +65,10 @@ import Testing
         async let fromFirst: Void = sendAll("a1", preferring: first, fallback: second)
         async let fromSecond: Void = sendAll("b1", preferring: second, fallback: second)
         // a2 reads part of the conversation through the first instance.
-        #expect(try await receivers[1].waitFor(["a1-5", "b1-5"], timeout: .seconds(10)))
+        #expect(try await receivers[1].waitFor(["a1-5", "b1-5"], timeout: .seconds(30)))
         let a2Mark = try #require(receivers[1].ids.last)
         #expect(try await first.request("POST", "/api/v1/conversations/team/read", token: tokens["a2"], body: #"{"upTo":"\#(a2Mark)"}"#).status == 200)
-        #expect(try await receivers[0].waitFor(["a1-12"], timeout: .seconds(10)))
+        #expect(try await receivers[0].waitFor(["a1-12"], timeout: .seconds(30)))
         first.kill()
         tally.killed.store(true, ordering: .relaxed)
         // The first instance's members come back on the second, after the last position each handled.
@@ -76,7 +76,7 @@ import Testing
         try await fromFirst
         try await fromSecond
         // b2 reads up to somewhere after the kill, through the second instance.
-        #expect(try await receivers[3].waitFor(["b1-30"], timeout: .seconds(10)))
+        #expect(try await receivers[3].waitFor(["b1-30"], timeout: .seconds(30)))
         let b2Mark = try #require(receivers[3].ids.last)
         #expect(try await second.request("POST", "/api/v1/conversations/team/read", token: tokens["b2"], body: #"{"upTo":"\#(b2Mark)"}"#).status == 200)
 
