@@ -149,9 +149,12 @@ import Testing
     @Test(.timeLimit(.minutes(15))) func isolatedEveryCommandFinishesTheFirstTime() async throws {
         let setup = try await Self.setUp()
         func run(_ arguments: [String]) async throws -> Fixtures.Run {
+            // The two fixtures that spin while they load (a hang, a flood) are stopped after 1 s of processor time, not the
+            // default 10, so that this test does not starve the others of the machine.
             let run = try await Fixtures.run(
                 Fixtures.buildDirectory + "/missive", arguments + ["--plugin-path", setup.folder, "--isolation", "isolated"],
-                environment: setup.environment, timeout: .seconds(600))
+                environment: setup.environment.merging(["MISSIVE_WORKER_LOAD_SECONDS": "1", "MISSIVE_WORKER_CPU_SECONDS": "0.5"]) { $1 },
+                timeout: .seconds(600))
             #expect(!run.timedOut, "\(arguments) hung")
             #expect(!run.signaled && run.status != 70, "\(arguments) was ended by a plugin: \(run.stderr.suffix(2000))")
             return run

@@ -88,9 +88,16 @@ public struct PluginIsolation: Sendable {
         return FileManager.default.isExecutableFile(atPath: beside) ? [beside] : nil
     }
 
-    /// Isolation with `policy` and the standard worker command, with the limits' defaults.
+    /// Isolation with `policy` and the standard worker command, with the limits' defaults, except where the
+    /// environment sets them: `MISSIVE_WORKER_CPU_SECONDS` (``callCPUSeconds``), `MISSIVE_WORKER_LOAD_SECONDS`
+    /// (``loadCPUSeconds``) and `MISSIVE_WORKER_MEMORY_MB` (``memoryLimitBytes``, in MiB), each a positive number.
     public static func standard(policy: Policy, environment: [String: String] = ProcessInfo.processInfo.environment) -> PluginIsolation {
-        PluginIsolation(policy: policy, workerCommand: policy == .inProcess ? nil : standardWorkerCommand(environment: environment))
+        var isolation = PluginIsolation(policy: policy, workerCommand: policy == .inProcess ? nil : standardWorkerCommand(environment: environment))
+        func positive(_ name: String) -> Double? { environment[name].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } }
+        if let seconds = positive("MISSIVE_WORKER_CPU_SECONDS") { isolation.callCPUSeconds = seconds }
+        if let seconds = positive("MISSIVE_WORKER_LOAD_SECONDS") { isolation.loadCPUSeconds = seconds }
+        if let megabytes = positive("MISSIVE_WORKER_MEMORY_MB") { isolation.memoryLimitBytes = UInt64(megabytes * 1_048_576) }
+        return isolation
     }
 
     /// What every report of a call the worker's seccomp filter stopped says, before the call's name.
