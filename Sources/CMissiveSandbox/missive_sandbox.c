@@ -113,14 +113,16 @@ static const char *const never[] = {
     "finit_module", "delete_module", "kexec_load", "kexec_file_load", "swapon", "swapoff", "setns", "unshare", "bpf",
     "perf_event_open", "keyctl", "add_key", "request_key", "userfaultfd", "io_uring_setup", "io_uring_enter",
     "io_uring_register", "open_by_handle_at", "name_to_handle_at", "quotactl", "acct", "settimeofday",
-    "clock_settime", "adjtimex", "sethostname", "setdomainname", "iopl", "ioperm", NULL,
+    "clock_settime", "adjtimex", "sethostname", "setdomainname", "iopl", "ioperm", "pidfd_open", "pidfd_send_signal",
+    "pidfd_getfd", "process_madvise", "setrlimit", "setpriority", "ioprio_set", NULL,
 };
 
 /* What changes the file system: refused while loading, and not allowed afterwards. */
 static const char *const file_changes[] = {
     "creat", "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link",
     "linkat", "symlink", "symlinkat", "chmod", "fchmodat", "chown", "lchown", "fchownat", "truncate", "mknod",
-    "mknodat", "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr", "removexattr", "lremovexattr", NULL,
+    "mknodat", "utimes", "utimensat", "futimesat", "utime", "setxattr", "lsetxattr", "fsetxattr", "removexattr",
+    "lremovexattr", "fremovexattr", "fchmod", "fchown", "fchmodat2", NULL,
 };
 
 /* Rules both stages share: another process may not be signalled, a new process not started (a thread may),
@@ -130,7 +132,10 @@ static int common_rules(scmp_filter_ctx filter, uint32_t refuse) {
     int status;
     struct scmp_arg_cmp other_process = SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)self);
     struct scmp_arg_cmp not_a_thread = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
-    struct scmp_arg_cmp sigsys_set[] = {SCMP_A0(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_NE, 0)};
+    /* The kernel reads the signal number as an int: compared on 32 bits, so that high bits cannot slip past. */
+    struct scmp_arg_cmp sigsys_set[] = {SCMP_A0_32(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_NE, 0)};
+    /* Setting any process's resource limits; reading them (a NULL new limit) is harmless. */
+    struct scmp_arg_cmp setting_limits = SCMP_A2(SCMP_CMP_NE, 0);
     if ((status = rules(filter, refuse, never)) != 0) return status;
     if ((status = rule(filter, refuse, "kill", 1, &other_process)) != 0) return status;
     if ((status = rule(filter, refuse, "tgkill", 1, &other_process)) != 0) return status;
@@ -139,6 +144,7 @@ static int common_rules(scmp_filter_ctx filter, uint32_t refuse) {
     if ((status = rule(filter, refuse, "process_vm_readv", 1, &other_process)) != 0) return status;
     if ((status = rule(filter, refuse, "clone", 1, &not_a_thread)) != 0) return status;
     if ((status = rule(filter, refuse, "rt_sigaction", 2, sigsys_set)) != 0) return status;
+    if ((status = rule(filter, refuse, "prlimit64", 1, &setting_limits)) != 0) return status;
     /* clone3 passes its flags in a structure a filter cannot read: ENOSYS makes the C library use clone. */
     return rule(filter, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL);
 }
@@ -156,6 +162,9 @@ int missive_sandbox_restrict_loading(void) {
         status = rule(filter, SCMP_ACT_TRAP, "openat", 1, &at);
         if (status == 0) status = rule(filter, SCMP_ACT_TRAP, "open", 1, &plain);
     }
+    /* ioctl: only whether a descriptor is a terminal (TIOCSTI on an open terminal could type into the user's shell). */
+    struct scmp_arg_cmp not_terminal_query = SCMP_A1(SCMP_CMP_NE, TCGETS);
+    if (status == 0) status = rule(filter, SCMP_ACT_TRAP, "ioctl", 1, &not_terminal_query);
     /* openat2 passes its flags in a structure: ENOSYS, and the C library's open uses openat. */
     if (status == 0) status = rule(filter, SCMP_ACT_ERRNO(ENOSYS), "openat2", 0, NULL);
     if (status == 0) status = seccomp_load(filter);
@@ -194,8 +203,8 @@ int missive_sandbox_lock_down(void) {
     if (status == 0) status = rule(filter, SCMP_ACT_ALLOW, "clone", 1, &thread);
     if (status == 0) status = rule(filter, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL);
     /* Any signal's action may be read or set, except that SIGSYS's may only be read. */
-    struct scmp_arg_cmp other_signal = SCMP_A0(SCMP_CMP_NE, SIGSYS);
-    struct scmp_arg_cmp sigsys_read[] = {SCMP_A0(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_EQ, 0)};
+    struct scmp_arg_cmp other_signal = SCMP_A0_32(SCMP_CMP_NE, SIGSYS);
+    struct scmp_arg_cmp sigsys_read[] = {SCMP_A0_32(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_EQ, 0)};
     if (status == 0) status = rule(filter, SCMP_ACT_ALLOW, "rt_sigaction", 1, &other_signal);
     if (status == 0) status = rule(filter, SCMP_ACT_ALLOW, "rt_sigaction", 2, sigsys_read);
     /* Reading its resource limits (pthread_create does), never setting them. */

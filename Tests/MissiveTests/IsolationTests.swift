@@ -69,7 +69,7 @@ struct IsolationTests {
     @Test("each way a worker can fail costs the one message, with the reason", arguments: [
         ("crash", "SIGSEGV"), ("abort", "SIGABRT"), ("overflow", "SIGSEGV"), ("exit", "(the plugin called exit() during a call)"),
         ("sleep", "no answer in"), ("garbage", "broke the protocol"), ("impostor", "it answered request 999 during request"),
-        ("disconnect", "exited with status 0"),
+        ("disconnect", "exited with status 0"), ("trickle", "no answer in"),
     ])
     func eachFailure(word: String, reason: String) throws {
         let (registry, _) = try Self.isolatedRegistry(["BrokenMisbehavesOnMessage"])

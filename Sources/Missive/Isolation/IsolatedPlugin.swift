@@ -193,7 +193,14 @@ final class IsolatedPlugin: Sendable {
             for index in all where answers[index] == nil {
                 switch run(&state, [index], items, flags, into: &answers) {
                 case .finished: continue
-                case .notStarted(let error): answers[index] = .failed(error)
+                case .notStarted(let error):
+                    // A new worker no longer loads the plugin (it crashes or hangs while loading now): out of service until
+                    // the host starts again, rather than a load's wait for each message.
+                    if state.withdrawn == nil {
+                        state.withdrawn = MissiveError(.quarantined, "its worker no longer loads it after a failure: \(error.message)", file: path)
+                        logger?.error("an isolated plugin no longer loads; it is out of service", metadata: ["missive.file": "\(path)", "missive.reason": "\(error.message)"])
+                    }
+                    answers[index] = .failed(state.withdrawn ?? error)
                 case .failed(let failure):
                     let crash = MissiveError(.pluginCrashed, failure.reason, file: path, objectName: items[index].objectName)
                     recordCrash(&state, failure, objectName: items[index].objectName, operation: flags.isEmpty ? "decode" : "view")
@@ -260,7 +267,9 @@ final class IsolatedPlugin: Sendable {
                 guard frame.kind == WorkerWire.Kind.answer.rawValue else { throw worker.garbage("it sent a frame of kind \(frame.kind) during a decode") }
                 do throws(WorkerWire.Malformed) {
                     let position = Int(try reader.integer(UInt32.self))
-                    guard position == answered else { throw WorkerWire.Malformed(reason: "answer \(position) came where \(answered) was due") }
+                    guard position == answered, position < indices.count else {
+                        throw WorkerWire.Malformed(reason: "answer \(position) came where \(answered) of \(indices.count) was due")
+                    }
                     let index = indices[position]
                     answers[index] = try Self.readAnswer(&reader, file: path, objectName: items[index].objectName)
                     guard reader.isAtEnd else { throw WorkerWire.Malformed(reason: "an answer has bytes after its end") }

@@ -112,6 +112,8 @@ final class WorkerProcess {
     func receive(deadline: inout WorkerDeadline) throws(Failure) -> (kind: UInt8, id: UInt64, reader: WireReader) {
         while true {
             if let frame = try nextFrame() { return frame }
+            // A frame that comes a few bytes at a time is held to the same deadline as one that does not come.
+            if deadline.isPastFirstSlice { try check(&deadline) }
             try fill(&deadline)
         }
     }
@@ -288,6 +290,9 @@ struct WorkerDeadline {
 
     /// How long one wait on the socket lasts, in milliseconds: the CPU time is looked at after each.
     static let sliceMilliseconds = 50
+
+    /// Whether a slice has passed since the wait began: from then on, partial reads are checked against the deadline.
+    var isPastFirstSlice: Bool { ContinuousClock.now - start >= .milliseconds(Self.sliceMilliseconds) }
 
     /// Why the worker counts as hung, or `nil` while it may go on.
     mutating func expired(pid: pid_t) -> String? {

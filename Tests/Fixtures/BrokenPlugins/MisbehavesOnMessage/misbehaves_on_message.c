@@ -2,7 +2,7 @@
    correctly: "crash" dereferences NULL, "hang" spins forever, "sleep" waits forever without using the processor,
    "abort" aborts, "exit" calls exit(0), "garbage" writes bytes onto the isolated worker's socket (descriptor 3)
    when that is a socket, "impostor" writes a well-formed answer for another request there, "disconnect" closes that
-   socket, "overflow" recurses until the stack runs out, and "allocate" takes 1.5 GiB and aborts when it
+   socket, "trickle" writes the start of a frame there and then one byte every 40 ms for ever, "overflow" recurses until the stack runs out, and "allocate" takes 1.5 GiB and aborts when it
    cannot have it (as most code does, one way or another). In process, each of these ends or stops
    the host; isolated, each costs the one message. */
 #include <signal.h>
@@ -67,6 +67,19 @@ static int32_t moody_decode(void *context, const uint8_t *content, size_t length
             /* Length 13: kind 11 (an answer), request id 999, then a position of 0. */
             static const uint8_t frame[] = {13, 0, 0, 0, 11, 0xe7, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
             ssize_t written = write(3, frame, sizeof frame);
+            (void)written;
+        }
+    }
+    if (holds(content, length, "trickle")) {
+        struct stat info;
+        if (fstat(3, &info) == 0 && S_ISSOCK(info.st_mode)) {
+            static const uint8_t header[] = {0xe8, 3, 0, 0};
+            ssize_t written = write(3, header, sizeof header);
+            for (;;) {
+                const uint8_t byte = 0;
+                written = write(3, &byte, 1);
+                usleep(40000);
+            }
             (void)written;
         }
     }
