@@ -17,14 +17,6 @@
 MISSIVE_METADATA_PLUGIN("BrokenForbiddenCalls", "0.0.1", "Missive Tests");
 MISSIVE_METADATA_TYPE("fixture:forbidden", MISSIVE_PERSISTENCE_COUNTED, 0);
 
-static int holds(const uint8_t *content, size_t length, const char *word) {
-    size_t size = strlen(word);
-    for (size_t index = 0; index + size <= length; index++) {
-        if (memcmp(content + index, word, size) == 0) return 1;
-    }
-    return 0;
-}
-
 static int32_t allowed(const missive_sink *error, const char *what) {
     return missive_fail_with_reason(error, what);
 }
@@ -32,7 +24,7 @@ static int32_t allowed(const missive_sink *error, const char *what) {
 extern char **environ;
 
 static int32_t forbidden_decode(void *context, const uint8_t *content, size_t length, missive_message **out, const missive_sink *error) {
-    if (holds(content, length, "descriptors")) {
+    if (fixture_holds(content, length, "descriptors")) {
         char text[512] = "descriptors:";
         size_t used = strlen(text);
         for (int descriptor = 0; descriptor < 1024 && used + 8 < sizeof text; descriptor++) {
@@ -40,34 +32,34 @@ static int32_t forbidden_decode(void *context, const uint8_t *content, size_t le
         }
         return allowed(error, text);
     }
-    if (holds(content, length, "environment")) {
+    if (fixture_holds(content, length, "environment")) {
         int count = 0;
         for (char **variable = environ; variable && *variable; variable++) count++;
         char text[64];
         snprintf(text, sizeof text, "environment: %d variables", count);
         return allowed(error, text);
     }
-    if (holds(content, length, "open")) {
+    if (fixture_holds(content, length, "open")) {
         int file = open("/etc/hostname", O_RDONLY);
         if (file >= 0) close(file);
         return allowed(error, "open was allowed");
     }
-    if (holds(content, length, "socket")) {
+    if (fixture_holds(content, length, "socket")) {
         int sock = socket(AF_INET, SOCK_STREAM, 0);
         if (sock >= 0) close(sock);
         return allowed(error, "socket was allowed");
     }
-    if (holds(content, length, "exec")) {
+    if (fixture_holds(content, length, "exec")) {
         char *const arguments[] = {"true", NULL};
         char *const environment[] = {NULL};
         execve("/bin/true", arguments, environment);
         return allowed(error, "execve returned");
     }
-    if (holds(content, length, "ptrace")) {
+    if (fixture_holds(content, length, "ptrace")) {
         ptrace(PTRACE_TRACEME, 0, NULL, NULL);
         return allowed(error, "ptrace was allowed");
     }
-    if (holds(content, length, "fork")) {
+    if (fixture_holds(content, length, "fork")) {
         pid_t child = fork();
         if (child == 0) _exit(0);
         if (child > 0) waitpid(child, NULL, 0);

@@ -18,14 +18,6 @@
 MISSIVE_METADATA_PLUGIN("BrokenMisbehavesOnMessage", "0.0.1", "Missive Tests");
 MISSIVE_METADATA_TYPE("fixture:moody", MISSIVE_PERSISTENCE_COUNTED, 0);
 
-static int holds(const uint8_t *content, size_t length, const char *word) {
-    size_t size = strlen(word);
-    for (size_t index = 0; index + size <= length; index++) {
-        if (memcmp(content + index, word, size) == 0) return 1;
-    }
-    return 0;
-}
-
 static int deeper(volatile int depth) {
     volatile char frame[512];
     frame[0] = (char)depth;
@@ -33,24 +25,24 @@ static int deeper(volatile int depth) {
 }
 
 static int32_t moody_decode(void *context, const uint8_t *content, size_t length, missive_message **out, const missive_sink *error) {
-    if (holds(content, length, "crash")) {
+    if (fixture_holds(content, length, "crash")) {
         volatile int *nowhere = NULL;
         *nowhere = 1;
     }
-    if (holds(content, length, "hang")) {
+    if (fixture_holds(content, length, "hang")) {
         for (volatile unsigned long spin = 0;; spin++) {
         }
     }
-    if (holds(content, length, "sleep")) {
+    if (fixture_holds(content, length, "sleep")) {
         for (;;) pause();
     }
-    if (holds(content, length, "abort")) {
+    if (fixture_holds(content, length, "abort")) {
         fprintf(stderr, "misbehaves_on_message.c: asked to abort\n");
         abort();
     }
-    if (holds(content, length, "exit")) exit(0);
-    if (holds(content, length, "overflow")) return deeper(0);
-    if (holds(content, length, "allocate")) {
+    if (fixture_holds(content, length, "exit")) exit(0);
+    if (fixture_holds(content, length, "overflow")) return deeper(0);
+    if (fixture_holds(content, length, "allocate")) {
         size_t size = (size_t)3 << 29;
         unsigned char *table = malloc(size);
         if (!table) {
@@ -60,8 +52,8 @@ static int32_t moody_decode(void *context, const uint8_t *content, size_t length
         for (size_t at = 0; at < size; at += 4096) table[at] = 1;
         free(table);
     }
-    if (holds(content, length, "disconnect")) close(3);
-    if (holds(content, length, "impostor")) {
+    if (fixture_holds(content, length, "disconnect")) close(3);
+    if (fixture_holds(content, length, "impostor")) {
         struct stat info;
         if (fstat(3, &info) == 0 && S_ISSOCK(info.st_mode)) {
             /* Length 13: kind 11 (an answer), request id 999, then a position of 0. */
@@ -70,7 +62,7 @@ static int32_t moody_decode(void *context, const uint8_t *content, size_t length
             (void)written;
         }
     }
-    if (holds(content, length, "trickle")) {
+    if (fixture_holds(content, length, "trickle")) {
         struct stat info;
         if (fstat(3, &info) == 0 && S_ISSOCK(info.st_mode)) {
             static const uint8_t header[] = {0xe8, 3, 0, 0};
@@ -83,7 +75,7 @@ static int32_t moody_decode(void *context, const uint8_t *content, size_t length
             (void)written;
         }
     }
-    if (holds(content, length, "garbage")) {
+    if (fixture_holds(content, length, "garbage")) {
         struct stat info;
         if (fstat(3, &info) == 0 && S_ISSOCK(info.st_mode)) {
             static const uint8_t junk[] = {0xff, 0xff, 0xff, 0x7f, 1, 2, 3, 4, 5, 6, 7, 8, 9};

@@ -200,3 +200,11 @@ int fixture_contains(const missive_message *message, const char *text) {
 
 static const char example[] = "{\"fixture\":true}";
 const missive_bytes fixture_examples[1] = {{(const uint8_t *)example, sizeof example - 1}};
+
+int fixture_holds(const uint8_t *content, size_t length, const char *word) {
+    size_t size = strlen(word);
+    for (size_t index = 0; content && index + size <= length; index++) {
+        if (memcmp(content + index, word, size) == 0) return 1;
+    }
+    return 0;
+}

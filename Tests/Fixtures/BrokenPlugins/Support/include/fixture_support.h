@@ -56,6 +56,9 @@ const void *fixture_actions_extension(const missive_actions_v1 *actions, const c
  * text, and returns what missive_view_end returns. */
 int32_t fixture_write_view(const missive_sink *out, const char *text);
 
+/* Whether `length` bytes of `content` hold the NUL-terminated `word`. */
+int fixture_holds(const uint8_t *content, size_t length, const char *word);
+
 /* Whether an echo handle's content holds `text`. */
 int fixture_contains(const missive_message *message, const char *text);
 
