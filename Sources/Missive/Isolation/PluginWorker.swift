@@ -72,7 +72,7 @@ extension PluginIsolation {
         for type in plugin.types {
             for example in type.examples {
                 guard case .success(let content) = example.withUnsafeBufferPointer({ type.decode($0, received: example) }) else { continue }
-                _ = WorkerAnswers.write(content, flags: [.view, .encoding], into: &output)
+                WorkerAnswers.write(content, flags: [.view, .encoding], into: &output)
                 output.removeAll()
             }
         }
@@ -199,8 +199,7 @@ private enum WorkerAnswers {
 
     /// Writes what a host reads of a decoded message: digest, push text, words, media, and the view and the encoding
     /// when `flags` ask for them.
-    @discardableResult
-    static func write(_ content: PluginContent, flags: WorkerWire.DecodeFlags, into output: inout WireWriter) -> Bool {
+    static func write(_ content: PluginContent, flags: WorkerWire.DecodeFlags, into output: inout WireWriter) {
         output.string(content.digest)
         output.optionalString(content.pushContent)
         let words = content.searchableWords
@@ -217,7 +216,6 @@ private enum WorkerAnswers {
         }
         part(flags.contains(.view), into: &output) { () throws(MissiveError) in try content.checkedView() }
         part(flags.contains(.encoding), into: &output) { () throws(MissiveError) in try content.typeEncodedContent() }
-        return true
     }
 
     private static func part(_ asked: Bool, into output: inout WireWriter, _ body: () throws(MissiveError) -> [UInt8]?) {

@@ -24,7 +24,6 @@ final class WorkerProcess {
     let pid: pid_t
     private let socket: Int32
     private let errors: Int32
-    private let file: String
     /// What was read and not parsed yet.
     private var input: [UInt8] = []
     private var inputStart = 0
@@ -37,8 +36,8 @@ final class WorkerProcess {
     /// How long a receive looks for data before it sleeps (``PluginIsolation/spinMicroseconds``).
     private let spinMicroseconds: Int
 
-    private init(pid: pid_t, socket: Int32, errors: Int32, file: String, spinMicroseconds: Int) {
-        (self.pid, self.socket, self.errors, self.file) = (pid, socket, errors, file)
+    private init(pid: pid_t, socket: Int32, errors: Int32, spinMicroseconds: Int) {
+        (self.pid, self.socket, self.errors) = (pid, socket, errors)
         self.spinMicroseconds = spinMicroseconds
     }
 
@@ -80,7 +79,7 @@ final class WorkerProcess {
         _ = setsockopt(pair[0], SOL_SOCKET, SO_RCVTIMEO, &slice, socklen_t(MemoryLayout<timeval>.size))
         _ = setsockopt(pair[0], SOL_SOCKET, SO_SNDTIMEO, &slice, socklen_t(MemoryLayout<timeval>.size))
         _ = fcntl(pipe[0], F_SETFL, fcntl(pipe[0], F_GETFL) | O_NONBLOCK)
-        return WorkerProcess(pid: pid, socket: pair[0], errors: pipe[0], file: file, spinMicroseconds: spinMicroseconds)
+        return WorkerProcess(pid: pid, socket: pair[0], errors: pipe[0], spinMicroseconds: spinMicroseconds)
     }
 
     /// Runs `body` with `strings` as a NULL-terminated array of C strings.
