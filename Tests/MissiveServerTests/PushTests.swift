@@ -222,9 +222,10 @@ final class PushGateway: Sendable {
         _ = try? await task?.value
     }
 
-    /// Waits until `count` requests came (10 s at most).
+    /// Waits until `count` requests came (60 s at most: on a loaded machine, one try of a push can take up to its
+    /// timeout).
     func waitForRequests(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while received.withLock({ $0.count }) < count && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(received.withLock { $0.count } >= count, "the gateway got \(received.withLock { $0.count }) requests, not \(count)", sourceLocation: sourceLocation)
     }
@@ -303,10 +304,11 @@ struct PushServer {
             expecting: 201)
     }
 
-    /// Waits until the dead-letter file has `count` lines (10 s at most), and returns them.
+    /// Waits until the dead-letter file has `count` lines (60 s at most: the tries before a dead letter each may
+    /// take up to the policy's timeout on a loaded machine), and returns them.
     func waitForDeadLetters(_ count: Int) async throws -> [[String: Any]] {
         let path = configuration.pushDeadLettersPath
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         func lines() -> [String] {
             ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }

@@ -316,7 +316,7 @@ final class Receiver: Sendable {
 
     /// Waits for the first `hello`.
     func waitForHello() async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while !state.withLock({ $0.hello }) {
             guard ContinuousClock.now < deadline else { throw HarnessError("\(member): no hello") }
             try await Task.sleep(for: .milliseconds(10))
