@@ -170,6 +170,24 @@ extension Fixtures {
             Thread { continuation.resume(with: Result { try work() }) }.start()
         }
     }
+
+    /// Runs test code that blocks (it waits for an isolated plugin's worker, or starts one) in the test's own task,
+    /// but on a thread of its own rather than one of the cooperative pool's: unlike ``offThePool(_:)``, the body may
+    /// use `#expect` and `#require`, whose results belong to the task's test.
+    package static func blocking<T>(_ body: () throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try body() }
+    }
+}
+
+/// A task executor that runs each job it is given on a new thread: the code between two suspension points of a task
+/// that prefers it, which for blocking test code is the whole of it.
+private final class ThreadPerJobExecutor: TaskExecutor {
+    static let shared = ThreadPerJobExecutor()
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        Thread { job.runSynchronously(on: ThreadPerJobExecutor.shared.asUnownedTaskExecutor()) }.start()
+    }
 }
 
 /// A counting semaphore for async code: at most `count` holders at once; the others wait without holding a
