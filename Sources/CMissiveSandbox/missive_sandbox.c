@@ -172,8 +172,10 @@ int missive_sandbox_restrict_loading(void) {
     return status;
 }
 
-/* What a worker that has loaded its plugin may call: memory, threads, time, signals to itself, its standard
-   descriptors and its socket, and what the crash guard's process-state checks read and put back. */
+/* What a worker that has loaded its plugin may call: memory, threads, time, timers and signals to itself, its
+   standard descriptors and its socket, what reads its own identity and limits without changing them, and what the
+   crash guard's process-state checks read and put back. Harmless calls that libraries make on their own (a
+   dispatch timer's timerfd, sched_getcpu's getcpu, select) are here so that a plugin is not stopped for them. */
 static const char *const allowed[] = {
     "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "recvfrom", "sendto", "close",
     "close_range", "lseek", "fstat", "newfstatat", "stat", "lstat", "statx", "fstatfs", "access", "faccessat",
@@ -185,7 +187,11 @@ static const char *const allowed[] = {
     "geteuid", "getgid", "getegid", "getgroups", "getrandom", "clock_gettime", "clock_getres", "clock_nanosleep",
     "nanosleep", "pause", "gettimeofday", "time", "times", "getrusage", "uname", "sysinfo", "rt_sigprocmask",
     "rt_sigreturn", "rt_sigsuspend", "sigaltstack", "restart_syscall", "prctl", "arch_prctl", "exit",
-    "exit_group", NULL,
+    "exit_group", "getcpu", "select", "pselect6", "epoll_pwait2", "timerfd_create", "timerfd_settime",
+    "timerfd_gettime", "timer_create", "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete",
+    "setitimer", "getitimer", "alarm", "rt_sigtimedwait", "rt_sigpending", "getrlimit", "getpgrp", "getpgid",
+    "getsid", "getresuid", "getresgid", "capget", "sched_get_priority_max", "sched_get_priority_min",
+    "sched_rr_get_interval", "statfs", "getdents64", "get_mempolicy", NULL,
 };
 
 int missive_sandbox_lock_down(void) {

@@ -160,9 +160,10 @@ final class IsolatedPlugin: Sendable {
 
     /// A running worker whose plugin is ready, starting a new one when there is none (the last one failed).
     ///
-    /// A worker that died between calls (a thread of its own that crashed later) is not looked for here, which would
-    /// cost a system call on every call: the next call fails, its messages are tried again one at a time on a new
-    /// worker, and none is blamed, since each then decodes.
+    /// A decode does not look for a worker that died between calls (a thread of the plugin's own that crashed later),
+    /// which would cost a system call on every call: the decode fails, its messages are tried again one at a time on
+    /// a new worker, and none is blamed, since each then decodes. An action looks (``replaceIfEnded(_:)``): it is not
+    /// replayed, so a death before it must not count as its failure.
     private func worker(_ state: inout State) throws(MissiveError) -> WorkerProcess {
         if let withdrawn = state.withdrawn { throw withdrawn }
         if let worker = state.worker { return worker }
@@ -253,7 +254,9 @@ final class IsolatedPlugin: Sendable {
             var answered = 0
             while true {
                 var deadline = callDeadline()
-                let frame = try worker.receive(deadline: &deadline)
+                let next = items[indices[min(answered, indices.count - 1)]]
+                let limit = WorkerWire.answerLimit(input: next.content.count + next.objectName.utf8.count)
+                let frame = try worker.receive(deadline: &deadline, limit: limit)
                 var reader = frame.reader
                 if frame.kind == WorkerWire.Kind.forbidden.rawValue {
                     worker.stop()
@@ -333,6 +336,7 @@ final class IsolatedPlugin: Sendable {
     /// JSON array), or the composer action `actionID` when `content` is `nil`.
     func perform(_ actionID: String, objectName: String, content: [UInt8]?, arguments: String) -> Result<ActionFunctionOutput, MissiveError> {
         state.withLock { state in
+            replaceIfEnded(&state)
             let worker: WorkerProcess
             do throws(MissiveError) {
                 worker = try self.worker(&state)
@@ -355,7 +359,7 @@ final class IsolatedPlugin: Sendable {
             do throws(WorkerProcess.Failure) {
                 var deadline = callDeadline()
                 try worker.send(writer.bytes, deadline: &deadline)
-                let frame = try worker.receive(deadline: &deadline)
+                let frame = try worker.receive(deadline: &deadline, limit: WorkerWire.answerLimit(input: writer.bytes.count))
                 var reader = frame.reader
                 if frame.kind == WorkerWire.Kind.forbidden.rawValue {
                     worker.stop()
@@ -380,6 +384,17 @@ final class IsolatedPlugin: Sendable {
                 return .failure(MissiveError(.pluginCrashed, "the action crashed the plugin: \(error.reason)", file: path, objectName: objectName, action: actionID))
             }
         }
+    }
+
+    /// Drops the worker when it ended between calls, so that the next call starts a new one instead of failing
+    /// on a dead one. Not counted as a failure: no message or action was in flight.
+    private func replaceIfEnded(_ state: inout State) {
+        guard let worker = state.worker, let failure = worker.endedBetweenCalls() else { return }
+        worker.stop()
+        state.worker = nil
+        logger?.warning(
+            "an isolated plugin's worker ended between calls; a new one takes the next call",
+            metadata: ["missive.file": "\(path)", "missive.reason": "\(failure.reason)\(failure.output)"])
     }
 
     // MARK: Crashes

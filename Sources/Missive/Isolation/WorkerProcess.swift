@@ -107,10 +107,11 @@ final class WorkerProcess {
         }
     }
 
-    /// The next frame: its kind, request id and a reader of its body. Waits at most as `deadline` allows.
-    func receive(deadline: inout WorkerDeadline) throws(Failure) -> (kind: UInt8, id: UInt64, reader: WireReader) {
+    /// The next frame: its kind, request id and a reader of its body. Waits at most as `deadline` allows. A frame
+    /// whose length is over `limit` is refused as soon as its length is read, before the host holds its bytes.
+    func receive(deadline: inout WorkerDeadline, limit: Int = WorkerWire.maximumFrame) throws(Failure) -> (kind: UInt8, id: UInt64, reader: WireReader) {
         while true {
-            if let frame = try nextFrame() { return frame }
+            if let frame = try nextFrame(limit: limit) { return frame }
             // A frame that comes a few bytes at a time is held to the same deadline as one that does not come.
             if deadline.isPastFirstSlice { try check(&deadline) }
             try fill(&deadline)
@@ -118,7 +119,7 @@ final class WorkerProcess {
     }
 
     /// A whole frame from what was read, if there is one.
-    private func nextFrame() throws(Failure) -> (kind: UInt8, id: UInt64, reader: WireReader)? {
+    private func nextFrame(limit: Int) throws(Failure) -> (kind: UInt8, id: UInt64, reader: WireReader)? {
         // What was read is all parsed: start again at the front (the last frame's reader is gone by now, so the buffer
         // is not copied).
         if inputStart > 0 && inputStart == input.count {
@@ -129,7 +130,10 @@ final class WorkerProcess {
         guard available >= 4 else { return nil }
         var length = 0
         for index in (0..<4).reversed() { length = length << 8 | Int(input[inputStart + index]) }
-        guard length >= 9, length <= WorkerWire.maximumFrame else {
+        guard length >= 9, length <= min(limit, WorkerWire.maximumFrame) else {
+            if length >= 9, length <= WorkerWire.maximumFrame {
+                throw garbage("it began an answer of \(length) bytes, where one may have at most \(limit)")
+            }
             throw garbage("it sent a frame of \(length) bytes")
         }
         guard available >= 4 + length else { return nil }
@@ -214,6 +218,20 @@ final class WorkerProcess {
             return Failure(reason: "its worker exited with status \(code)\(why)", signal: nil, output: errorQuote())
         }
         return Failure(reason: "its worker \(what)", signal: nil, output: errorQuote())
+    }
+
+    /// How the process ended, when it already has (a thread of the plugin's own crashed it between calls, or
+    /// something killed it); `nil` while it runs. One `waitpid` that does not wait; an ended process is reaped.
+    func endedBetweenCalls() -> Failure? {
+        if !exited {
+            var status: Int32 = 0
+            var result: pid_t
+            repeat { result = waitpid(pid, &status, WNOHANG) } while result < 0 && errno == EINTR
+            guard result == pid else { return nil }
+            exited = true
+            endStatus = status
+        }
+        return ended("ended between calls")
     }
 
     /// A worker that sent what the protocol does not allow: killed, and reported.

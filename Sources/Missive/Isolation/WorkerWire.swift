@@ -33,6 +33,14 @@ enum WorkerWire {
     /// The most one frame may hold: 256 MiB.
     static let maximumFrame = 256 << 20
 
+    /// The most the answer to one message or one action may hold: 4 MiB, plus 16 times the bytes the host sent for
+    /// it (its content and arguments). What a plugin gives (a digest, words, a view, an encoding, an edit) grows with
+    /// what it was given; a worker that announces more is treated as crashed before the host holds the bytes, so an
+    /// isolated plugin cannot make its host hold more than a bounded multiple of its input.
+    static func answerLimit(input: Int) -> Int {
+        min(maximumFrame, (4 << 20) + 16 * input)
+    }
+
     /// What a decode asks for besides the texts.
     struct DecodeFlags: OptionSet {
         let rawValue: UInt8

@@ -2,14 +2,26 @@
    file, "socket" makes a socket, "exec" starts a program, "ptrace" asks to be traced and "fork" starts a process.
    When the call is let through, decode fails with a reason saying so; under the filter, the worker is stopped at the
    call. "descriptors" and "environment" fail with a reason that lists the descriptors open in the process and
-   counts its environment variables, so that a test sees what a worker inherits. Its examples and other content
-   decode as the echo type. */
+   counts its environment variables, so that a test sees what a worker inherits. "harmless" makes calls that
+   libraries make on their own and that change nothing outside the process (threads, timers, getcpu, select,
+   reading its ids and limits), and fails with "harmless calls were allowed" once all returned. Its examples and other
+   content decode as the echo type. */
+#define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fixture_support.h"
@@ -22,6 +34,44 @@ static int32_t allowed(const missive_sink *error, const char *what) {
 }
 
 extern char **environ;
+
+static void *nothing(void *argument) {
+    return argument;
+}
+
+/* Calls a library may make during a decode; each must return, none may stop the worker. */
+static int32_t harmless_calls(const missive_sink *error) {
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, nothing, NULL) == 0) pthread_join(thread, NULL);
+    (void)sched_getcpu();
+    int timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+    if (timer >= 0) {
+        struct itimerspec later = {{0, 0}, {60, 0}};
+        timerfd_settime(timer, 0, &later, NULL);
+        close(timer);
+    }
+    timer_t posix_timer;
+    struct sigevent event = {.sigev_notify = SIGEV_NONE};
+    if (timer_create(CLOCK_MONOTONIC, &event, &posix_timer) == 0) timer_delete(posix_timer);
+    struct itimerval interval;
+    getitimer(ITIMER_REAL, &interval);
+    struct timeval zero = {0, 0};
+    select(0, NULL, NULL, NULL, &zero);
+    struct rlimit limit;
+    getrlimit(RLIMIT_NOFILE, &limit);
+    uid_t real, effective, saved;
+    getresuid(&real, &effective, &saved);
+    (void)getpgrp();
+    (void)getsid(0);
+    (void)sched_get_priority_max(SCHED_OTHER);
+    struct statfs file_system;
+    statfs("/", &file_system);
+    struct timespec instant = {0, 1000};
+    clock_nanosleep(CLOCK_MONOTONIC, 0, &instant, NULL);
+    sigset_t pending;
+    sigpending(&pending);
+    return allowed(error, "harmless calls were allowed");
+}
 
 static int32_t forbidden_decode(void *context, const uint8_t *content, size_t length, missive_message **out, const missive_sink *error) {
     if (fixture_holds(content, length, "descriptors")) {
@@ -39,6 +89,7 @@ static int32_t forbidden_decode(void *context, const uint8_t *content, size_t le
         snprintf(text, sizeof text, "environment: %d variables", count);
         return allowed(error, text);
     }
+    if (fixture_holds(content, length, "harmless")) return harmless_calls(error);
     if (fixture_holds(content, length, "open")) {
         int file = open("/etc/hostname", O_RDONLY);
         if (file >= 0) close(file);

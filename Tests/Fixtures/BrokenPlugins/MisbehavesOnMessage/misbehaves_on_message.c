@@ -2,7 +2,9 @@
    correctly: "crash" dereferences NULL, "hang" spins forever, "sleep" waits forever without using the processor,
    "abort" aborts, "exit" calls exit(0), "garbage" writes bytes onto the isolated worker's socket (descriptor 3)
    when that is a socket, "impostor" writes a well-formed answer for another request there, "disconnect" closes that
-   socket, "trickle" writes the start of a frame there and then one byte every 40 ms for ever, "overflow" recurses until the stack runs out, and "allocate" takes 1.5 GiB and aborts when it
+   socket, "trickle" writes the start of a frame there and then one byte every 40 ms for ever, "bloat" begins an
+   answer of 100 MiB there (as if a digest or a view were that long) and waits, "overflow" recurses until the stack
+   runs out, and "allocate" takes 1.5 GiB and aborts when it
    cannot have it (as most code does, one way or another). In process, each of these ends or stops
    the host; isolated, each costs the one message. */
 #include <signal.h>
@@ -73,6 +75,18 @@ static int32_t moody_decode(void *context, const uint8_t *content, size_t length
                 usleep(40000);
             }
             (void)written;
+        }
+    }
+    if (fixture_holds(content, length, "bloat")) {
+        struct stat info;
+        if (fstat(3, &info) == 0 && S_ISSOCK(info.st_mode)) {
+            /* Length 100 MiB, kind 11 (an answer), request id 1, then a first MiB of the body. */
+            static const uint8_t header[] = {0, 0, 0x40, 6, 11, 1, 0, 0, 0, 0, 0, 0, 0};
+            static uint8_t body[1 << 20];
+            ssize_t written = write(3, header, sizeof header);
+            written = write(3, body, sizeof body);
+            (void)written;
+            for (;;) pause();
         }
     }
     if (fixture_holds(content, length, "garbage")) {
