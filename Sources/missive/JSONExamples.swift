@@ -81,8 +81,8 @@ extension ListJSON {
     static let example = ListJSON(
         types: [.init(
             objectName: "x:y", businessID: "b", container: "MS:Custom", dispatchesOn: .example, persistence: .example, media: false, origin: "plugin",
-            plugin: .example)],
-        plugins: [.example], rejected: [.example])
+            plugin: .example, isolated: false)],
+        plugins: [.example], isolatedPlugins: [.example], rejected: [.example])
 }
 
 extension InspectJSON {

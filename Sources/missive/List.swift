@@ -28,19 +28,22 @@ extension MissiveCommand {
         }
 
         private func printJSON(_ result: DiscoveryResult) throws {
+            let isolated = Set(result.discovery.isolatedPlugins.map(\.path))
             try Console.out(json: ListJSON(
-                types: result.registry.types.map(ListJSON.TypeEntry.init),
+                types: result.registry.types.map { ListJSON.TypeEntry($0, isolated: isolated) },
                 plugins: result.plugins.map { PluginJSON($0.info) },
+                isolatedPlugins: result.discovery.isolatedPlugins.map(PluginJSON.init),
                 rejected: result.rejections.map(RejectionJSON.init)))
         }
 
         private func printText(_ result: DiscoveryResult) {
+            let isolated = Set(result.discovery.isolatedPlugins.map(\.path))
             let rows = result.registry.types.map { type -> [String] in
                 let source: String
                 switch type.origin {
                 case .builtIn: source = "built-in"
                 case .application: source = "application"
-                case .plugin(let info): source = "\(info.name) \(info.version)"
+                case .plugin(let info): source = "\(info.name) \(info.version)\(isolated.contains(info.path) ? ", isolated" : "")"
                 }
                 let file: String
                 if case .plugin(let info) = type.origin { file = info.path } else { file = "-" }
@@ -77,7 +80,10 @@ struct ListJSON: CLIJSON {
     static let documentedAs = "list"
     let schemaVersion = 1
     var types: [TypeEntry]
+    /// The plugins loaded into this process.
     var plugins: [PluginJSON]
+    /// The plugins loaded in a worker process of their own (`--isolation`).
+    var isolatedPlugins: [PluginJSON]
     var rejected: [RejectionJSON]
 
     /// One registered type.
@@ -91,11 +97,13 @@ struct ListJSON: CLIJSON {
         /// `builtin`, `application` or `plugin`.
         var origin: String
         var plugin: PluginJSON?
+        /// Whether the type's plugin runs in a worker process of its own.
+        var isolated: Bool
     }
 }
 
 extension ListJSON.TypeEntry {
-    init(_ type: RegisteredType) {
+    init(_ type: RegisteredType, isolated: Set<String>) {
         let origin: String, plugin: PluginJSON?
         switch type.origin {
         case .builtIn: (origin, plugin) = ("builtin", nil)
@@ -104,7 +112,8 @@ extension ListJSON.TypeEntry {
         }
         self.init(
             objectName: type.objectName, businessID: type.businessID, container: type.container, dispatchesOn: .of(type.declaredContainer),
-            persistence: PersistenceJSON(type.persistence), media: type.isMedia, origin: origin, plugin: plugin)
+            persistence: PersistenceJSON(type.persistence), media: type.isMedia, origin: origin, plugin: plugin,
+            isolated: plugin.map { isolated.contains($0.file) } ?? false)
     }
 }
 

@@ -31,6 +31,17 @@ struct IsolationCLITests {
         #expect(wrong.stderr.contains("MISSIVE_ISOLATION is 'sandbox'; it must be one of in-process, isolated, untrusted-isolated"), "\(wrong.stderr)")
         let option = try await Fixtures.missive(["decode", file, "--plugin-path", folder, "--isolation", "sandbox"])
         #expect(option.status == 2, "\(option.stderr)")
+        // `list` says which plugins run in a worker, in its table and in its JSON.
+        let listed = try await Fixtures.missive(["list", "--format", "json", "--plugin-path", folder, "--isolation", "isolated"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any], "\(listed.stderr)")
+        let moody = try #require((list["types"] as? [[String: Any]])?.first { $0["objectName"] as? String == "fixture:moody" })
+        #expect(moody["isolated"] as? Bool == true)
+        let isolated = (list["isolatedPlugins"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+        #expect(isolated.contains("BrokenMisbehavesOnMessage") && (list["plugins"] as? [Any])?.isEmpty == true, "\(list)")
+        let text = try await Fixtures.missive(["list", "--plugin-path", folder, "--isolation", "isolated"])
+        #expect(text.stdout.split(separator: "\n").contains { $0.contains("fixture:moody") && $0.contains(", isolated") }, "\(text.stdout)")
+        let inProcess = try await Fixtures.missive(["list", "--plugin-path", folder])
+        #expect(!inProcess.stdout.contains(", isolated"), "\(inProcess.stdout)")
     }
 
     @Test func aWorkerNeverOutlivesItsHostEvenWhileItsPluginHangs() async throws {
