@@ -50,7 +50,8 @@ extension MissiveServer {
     func listActions(member: String, conversation: String, messageID: String) async throws -> Response {
         _ = try await requireMembership(member, conversation)
         let stored = try await storedMessage(messageID, in: conversation)
-        let message = registry.decode(try stored.envelope())
+        let envelope = try stored.envelope()
+        let message = try await pluginCalls.run { [registry] in registry.decode(envelope) }
         return JSONResponse.make(MessageActionListJSON(
             id: stored.id, objectName: message.content.objectName, known: message.isKnown,
             actions: registry.actions(for: message).map(ServerActionJSON.init)))
@@ -66,14 +67,19 @@ extension MissiveServer {
         let fills = request.headers[.authorization] == nil
         return try await Self.actionLocks.withLock(ActionKey(server: ObjectIdentifier(events), message: messageID)) {
             let stored = try await storedMessage(messageID, in: conversation)
-            let (message, action, arguments) = try actionable(stored, actionID: actionID, arguments: given, member: member, fills: fills)
+            let (message, action, arguments) = try await pluginCalls.run { [registry] in
+                try Self.actionable(stored, registry: registry, actionID: actionID, arguments: given, member: member, fills: fills)
+            }
             // An action that gives a URL changes nothing: it runs on the copy just read.
             if action?.yields == .url {
-                guard case .url(let url) = try perform(actionID, on: message, arguments: arguments) else { throw APIError.unexpectedEdit(actionID) }
+                let result = try await pluginCalls.run { [registry] in try Self.perform(actionID, on: message, arguments: arguments, registry: registry) }
+                guard case .url(let url) = result else { throw APIError.unexpectedEdit(actionID) }
                 return JSONResponse.make(ActionURLJSON(url: url))
             }
             // An edit is made from the stored copy and stored in one step of the store, which no other action on the
-            // message (through this server or another on the same database) comes between.
+            // message (through this server or another on the same database) comes between. The action runs inside
+            // that step, where the store calls it: on the store's own thread for SQLite, in the task of the
+            // transaction for PostgreSQL.
             let replaced: StoredMessage
             do {
                 replaced = try await store.replace(messageID: messageID) { [registry] current in
@@ -93,12 +99,6 @@ extension MissiveServer {
 
     /// The stored message decoded, the action it offers under `actionID` (if any), and the arguments after the voter
     /// rule; an error when the server cannot decode the message.
-    private func actionable(
-        _ stored: StoredMessage, actionID: String, arguments: [ActionArgument], member: String, fills: Bool
-    ) throws -> (Message, ActionDeclaration?, [ActionArgument]) {
-        try Self.actionable(stored, registry: registry, actionID: actionID, arguments: arguments, member: member, fills: fills)
-    }
-
     private static func actionable(
         _ stored: StoredMessage, registry: MessageRegistry, actionID: String, arguments: [ActionArgument], member: String, fills: Bool
     ) throws -> (Message, ActionDeclaration?, [ActionArgument]) {
@@ -109,10 +109,6 @@ extension MissiveServer {
     }
 
     /// What the registry's action gave, or the API's error for its refusal or failure.
-    private func perform(_ actionID: String, on message: Message, arguments: [ActionArgument]) throws -> ActionResult {
-        try Self.perform(actionID, on: message, arguments: arguments, registry: registry)
-    }
-
     private static func perform(_ actionID: String, on message: Message, arguments: [ActionArgument], registry: MessageRegistry) throws -> ActionResult {
         do {
             return try registry.perform(actionID, on: message, arguments: arguments)
@@ -167,13 +163,14 @@ extension MissiveServer {
         let arguments = try Self.arguments(in: body)
         let id = try Self.optionalID(body, "id") ?? Self.newMessageID()
         let parentID = try Self.optionalID(body, "parentID")
-        let message: Message
-        do {
-            message = try registry.compose(
-                action: actionID, arguments: arguments, conversationID: conversation, senderID: member, id: id, sentAt: Self.serverTime(),
-                parentID: parentID)
-        } catch {
-            throw APIError(action: error)
+        let sentAt = Self.serverTime()
+        let message: Message = try await pluginCalls.run { [registry] in
+            do throws(MissiveError) {
+                return try registry.compose(
+                    action: actionID, arguments: arguments, conversationID: conversation, senderID: member, id: id, sentAt: sentAt, parentID: parentID)
+            } catch {
+                throw APIError(action: error)
+            }
         }
         return try await storeSent(message, member: member, conversation: conversation, members: members).response
     }

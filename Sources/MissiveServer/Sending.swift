@@ -46,7 +46,9 @@ extension MissiveServer {
         envelope.senderID = member
         envelope.sentAt = Self.serverTime()
         try checkContentSize(envelope)  // before any plugin decodes it
-        return try await storeSent(registry.decode(envelope), member: member, conversation: conversation, members: members)
+        let received = envelope
+        let message = try await pluginCalls.run { [registry] in registry.decode(received) }
+        return try await storeSent(message, member: member, conversation: conversation, members: members)
     }
 
     /// Stores a message a member sent, or made with a composer action, or hands it to the members online when its

@@ -70,7 +70,8 @@ extension MissiveServer {
             let messageID = try Self.decoded(try context.parameters.require("message"))
             _ = try await requireMembership(member, id)
             guard let stored = try await store.message(id: messageID), stored.conversationID == id else { throw APIError.noMessage(messageID, id) }
-            return Self.page(try renderedRows([stored], member: member, separators: false), contentType: "text/html; charset=utf-8")
+            let rows = try await pluginCalls.run { [self] in try renderedRows([stored], member: member, separators: false) }
+            return Self.page(rows, contentType: "text/html; charset=utf-8")
         }
         router.get("static/missive.js") { _, _ in
             Self.asset(WebPageAssets.script, contentType: "text/javascript; charset=utf-8")
@@ -180,7 +181,7 @@ extension MissiveServer {
 
     private func conversationPage(member: String, conversation: String) async throws -> String {
         let stored = try await store.messages(inConversation: conversation, limit: Self.pageMessageCount)
-        var rows = try renderedRows(stored, member: member, separators: true)
+        var rows = try await pluginCalls.run { [self] in try renderedRows(stored, member: member, separators: true) }
         if rows.isEmpty { rows = "<p class=\"transcript-empty\">No messages</p>" }
         var actions = ""
         for action in registry.composerActions {

@@ -9,14 +9,21 @@ import Testing
 /// A server whose plugins run isolated (docs/PROTECTION.md, "Isolated plugins"): a member's message that crashes or
 /// hangs a plugin costs that message, never the server, which runs in this test process.
 struct IsolatedServerTests {
-    @Test func aMessageThatCrashesOrHangsAnIsolatedPluginIsStoredAsUnknownAndTheServerGoesOn() async throws {
+    /// The plugins of `products`, every one isolated, with a call's clock limit of `wallSeconds`.
+    static func isolated(_ products: [String], wallSeconds: Double) async throws -> DiscoveryResult {
         var protection = PluginProtection()
         protection.isolation = PluginIsolation(
             policy: .isolated, workerCommand: [Fixtures.buildDirectory + "/" + PluginIsolation.workerExecutableName], callCPUSeconds: 0.5,
-            callWallSeconds: 3)
-        let discovery = MessageRegistry.discover(
-            searchPath: Fixtures.searchPath(try Fixtures.stage(["BrokenMisbehavesOnMessage", "DemoMessages"])), protection: protection)
+            callWallSeconds: wallSeconds)
+        // Starting the workers blocks: on a thread of its own, not one the other tests share.
+        let folder = try Fixtures.stage(products)
+        let discovery = try await Fixtures.blocking { MessageRegistry.discover(searchPath: Fixtures.searchPath(folder), protection: protection) }
         #expect(discovery.rejections.isEmpty, "\(discovery.rejections)")
+        return discovery
+    }
+
+    @Test func aMessageThatCrashesOrHangsAnIsolatedPluginIsStoredAsUnknownAndTheServerGoesOn() async throws {
+        let discovery = try await Self.isolated(["BrokenMisbehavesOnMessage", "DemoMessages"], wallSeconds: 3)
         #expect(discovery.discovery.isolatedPlugins.count == 2)
         let running = try await RunningServer.start(.sqlite, registry: discovery.registry)
         let alice = try running.member("alice")
@@ -42,6 +49,47 @@ struct IsolatedServerTests {
         let tally = try #require(try await running.server.store.message(id: "p1"))
         #expect(String(decoding: try tally.envelope().content, as: UTF8.self).contains("alice"), "the vote is in the stored poll")
         #expect(try await running.request("GET", "/api/v1/conversations/team/messages", token: alice).status == 200)
+        await running.stop()
+    }
+}
+
+extension IsolatedServerTests {
+    /// Messages that hang their isolated plugin wait for their worker on threads of their own: while they would hold
+    /// every thread of the concurrency pool, another member's request is answered at once.
+    @Test func requestsThatTouchNoPluginAreAnsweredWhileMessagesWaitForTheirWorker() async throws {
+        let discovery = try await Self.isolated(["BrokenMisbehavesOnMessage"], wallSeconds: 1)
+        let running = try await RunningServer.start(.sqlite, registry: discovery.registry)
+        let alice = try running.member("alice")
+        let bob = try running.member("bob")
+        try await running.makeConversation("team", token: alice, members: ["bob"])
+        // One more message than the concurrency pool has threads (on a small machine): each waits 1 s, then 1 s again
+        // on a new worker, and the plugin takes one call at a time, so the first answers after 2 s and the last later.
+        let count = min(ProcessInfo.processInfo.activeProcessorCount + 1, 4)
+        let clock = ContinuousClock()
+        let sends = Task {
+            try await withThrowingTaskGroup(of: (status: Int, at: ContinuousClock.Instant).self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        let body = #"{"id":"s\#(index)","objectName":"fixture:moody","content":{"say":"sleep"}}"#
+                        return (try await running.send(body, to: "team", token: alice).status, clock.now)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let asked = clock.now
+        let me = try await running.request("GET", "/api/v1/me", token: bob)
+        let answered = clock.now
+        let sent = try await sends.value
+        #expect(me.status == 200)
+        #expect(sent.allSatisfy { $0.status == 201 }, "\(sent.map(\.status))")
+        let firstSend = try #require(sent.map(\.at).min())
+        #expect(answered < firstSend, "GET /me took \(answered - asked), the first hanging message answered \(firstSend - asked) after it was asked")
+        for index in 0..<count {
+            let stored = try #require(try await running.server.store.message(id: "s\(index)"))
+            #expect(stored.reason?.hasPrefix("the plugin crashed on this message") == true, "s\(index): \(stored.reason ?? "no reason")")
+        }
         await running.stop()
     }
 }
