@@ -17,6 +17,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#ifndef CLOCK_REALTIME_ALARM
+#define CLOCK_REALTIME_ALARM 8
+#endif
+
 #ifndef CLONE_THREAD
 #define CLONE_THREAD 0x00010000
 #endif
@@ -172,10 +176,10 @@ int missive_sandbox_restrict_loading(void) {
     return status;
 }
 
-/* What a worker that has loaded its plugin may call: memory, threads, time, timers and signals to itself, its
-   standard descriptors and its socket, what reads its own identity and limits without changing them, and what the
-   crash guard's process-state checks read and put back. Harmless calls that libraries make on their own (a
-   dispatch timer's timerfd, sched_getcpu's getcpu, select) are here so that a plugin is not stopped for them. */
+/* What a worker that has loaded its plugin may call: memory, threads, time, signals to itself, its standard
+   descriptors and its socket, what reads its own identity and limits without changing them, and what the crash
+   guard's process-state checks read and put back. Harmless calls that libraries make on their own (sched_getcpu's
+   getcpu, select) are here so that a plugin is not stopped for them; timers are below, by clock. */
 static const char *const allowed[] = {
     "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "recvfrom", "sendto", "close",
     "close_range", "lseek", "fstat", "newfstatat", "stat", "lstat", "statx", "fstatfs", "access", "faccessat",
@@ -187,11 +191,10 @@ static const char *const allowed[] = {
     "geteuid", "getgid", "getegid", "getgroups", "getrandom", "clock_gettime", "clock_getres", "clock_nanosleep",
     "nanosleep", "pause", "gettimeofday", "time", "times", "getrusage", "uname", "sysinfo", "rt_sigprocmask",
     "rt_sigreturn", "rt_sigsuspend", "sigaltstack", "restart_syscall", "prctl", "arch_prctl", "exit",
-    "exit_group", "getcpu", "select", "pselect6", "epoll_pwait2", "timerfd_create", "timerfd_settime",
-    "timerfd_gettime", "timer_create", "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete",
-    "setitimer", "getitimer", "alarm", "rt_sigtimedwait", "rt_sigpending", "getrlimit", "getpgrp", "getpgid",
-    "getsid", "getresuid", "getresgid", "capget", "sched_get_priority_max", "sched_get_priority_min",
-    "sched_rr_get_interval", "statfs", "getdents64", "get_mempolicy", NULL,
+    "exit_group", "getcpu", "select", "pselect6", "epoll_pwait2", "timerfd_settime", "timerfd_gettime",
+    "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete", "setitimer", "getitimer", "alarm",
+    "rt_sigtimedwait", "rt_sigpending", "getrlimit", "getpgrp", "getresuid", "getresgid", "sched_get_priority_max",
+    "sched_get_priority_min", "statfs", "getdents64", "get_mempolicy", NULL,
 };
 
 int missive_sandbox_lock_down(void) {
@@ -216,6 +219,11 @@ int missive_sandbox_lock_down(void) {
     /* Reading its resource limits (pthread_create does), never setting them. */
     struct scmp_arg_cmp reading = SCMP_A2(SCMP_CMP_EQ, 0);
     if (status == 0) status = rule(filter, SCMP_ACT_ALLOW, "prlimit64", 1, &reading);
+    /* Timers on the clocks up to CLOCK_BOOTTIME (a dispatch timer's timerfd, timer_create): not the alarm clocks,
+       which wake a suspended machine, nor another process's processor clock (a negative id). */
+    struct scmp_arg_cmp own_clocks = SCMP_A0_32(SCMP_CMP_LT, CLOCK_REALTIME_ALARM);
+    if (status == 0) status = rule(filter, SCMP_ACT_ALLOW, "timerfd_create", 1, &own_clocks);
+    if (status == 0) status = rule(filter, SCMP_ACT_ALLOW, "timer_create", 1, &own_clocks);
     /* isatty: whether a descriptor is a terminal, and nothing else of ioctl. */
     struct scmp_arg_cmp terminal = SCMP_A1(SCMP_CMP_EQ, TCGETS);
     if (status == 0) status = rule(filter, SCMP_ACT_ALLOW, "ioctl", 1, &terminal);

@@ -195,13 +195,7 @@ final class IsolatedPlugin: Sendable {
                 switch run(&state, [index], items, flags, into: &answers) {
                 case .finished: continue
                 case .notStarted(let error):
-                    // A new worker no longer loads the plugin (it crashes or hangs while loading now): out of service until
-                    // the host starts again, rather than a load's wait for each message.
-                    if state.withdrawn == nil {
-                        state.withdrawn = MissiveError(.quarantined, "its worker no longer loads it after a failure: \(error.message)", file: path)
-                        logger?.error("an isolated plugin no longer loads; it is out of service", metadata: ["missive.file": "\(path)", "missive.reason": "\(error.message)"])
-                    }
-                    answers[index] = .failed(state.withdrawn ?? error)
+                    answers[index] = .failed(withdraw(&state, notStarting: error))
                 case .failed(let failure):
                     let crash = MissiveError(.pluginCrashed, failure.reason, file: path, objectName: items[index].objectName)
                     recordCrash(&state, failure, objectName: items[index].objectName, operation: flags.isEmpty ? "decode" : "view")
@@ -341,7 +335,7 @@ final class IsolatedPlugin: Sendable {
             do throws(MissiveError) {
                 worker = try self.worker(&state)
             } catch {
-                return .failure(error)
+                return .failure(withdraw(&state, notStarting: error))
             }
             let id = state.nextID
             state.nextID += 1
@@ -384,6 +378,16 @@ final class IsolatedPlugin: Sendable {
                 return .failure(MissiveError(.pluginCrashed, "the action crashed the plugin: \(error.reason)", file: path, objectName: objectName, action: actionID))
             }
         }
+    }
+
+    /// Takes the plugin out of service when a new worker no longer loads it (it crashes or hangs while loading now):
+    /// until the host starts again, rather than a load's wait for each later call. The error to answer with.
+    private func withdraw(_ state: inout State, notStarting error: MissiveError) -> MissiveError {
+        if let withdrawn = state.withdrawn { return withdrawn }
+        let withdrawn = MissiveError(.quarantined, "its worker no longer loads it after a failure: \(error.message)", file: path)
+        state.withdrawn = withdrawn
+        logger?.error("an isolated plugin no longer loads; it is out of service", metadata: ["missive.file": "\(path)", "missive.reason": "\(error.message)"])
+        return withdrawn
     }
 
     /// Drops the worker when it ended between calls, so that the next call starts a new one instead of failing

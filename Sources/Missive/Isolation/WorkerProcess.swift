@@ -114,7 +114,7 @@ final class WorkerProcess {
             if let frame = try nextFrame(limit: limit) { return frame }
             // A frame that comes a few bytes at a time is held to the same deadline as one that does not come.
             if deadline.isPastFirstSlice { try check(&deadline) }
-            try fill(&deadline)
+            try fill(&deadline, limit: limit)
         }
     }
 
@@ -126,10 +126,8 @@ final class WorkerProcess {
             input.removeAll(keepingCapacity: true)
             inputStart = 0
         }
+        guard let length = pendingLength() else { return nil }
         let available = input.count - inputStart
-        guard available >= 4 else { return nil }
-        var length = 0
-        for index in (0..<4).reversed() { length = length << 8 | Int(input[inputStart + index]) }
         guard length >= 9, length <= min(limit, WorkerWire.maximumFrame) else {
             if length >= 9, length <= WorkerWire.maximumFrame {
                 throw garbage("it began an answer of \(length) bytes, where one may have at most \(limit)")
@@ -145,8 +143,10 @@ final class WorkerProcess {
         return (kind, id, WireReader(input, from: start + 9, to: start + length))
     }
 
-    /// Reads what the socket holds, waiting for it a slice at a time as `deadline` allows.
-    private func fill(_ deadline: inout WorkerDeadline) throws(Failure) {
+    /// Reads what the socket holds, waiting for it a slice at a time as `deadline` allows. Stops once the frame
+    /// being read is whole, or its length is over `limit`: a worker that writes without end never makes the host
+    /// read more than one frame's worth, and the caller then parses or refuses it.
+    private func fill(_ deadline: inout WorkerDeadline, limit: Int) throws(Failure) {
         if inputStart > 0 && inputStart > input.count / 2 {
             input.removeFirst(inputStart)
             inputStart = 0
@@ -158,6 +158,7 @@ final class WorkerProcess {
             }
             if count > 0 {
                 input.append(contentsOf: chunk[0..<count])
+                if frameIsReadOrRefused(limit: limit) { return }
                 // Whatever else is there already, without waiting.
                 flags = Int32(MSG_DONTWAIT)
                 continue
@@ -173,6 +174,21 @@ final class WorkerProcess {
             }
             throw ended("closed its socket")
         }
+    }
+
+    /// Whether the frame at the front of what was read is whole, or announces a length that ``nextFrame(limit:)``
+    /// refuses.
+    private func frameIsReadOrRefused(limit: Int) -> Bool {
+        guard let length = pendingLength() else { return false }
+        return length < 9 || length > min(limit, WorkerWire.maximumFrame) || input.count - inputStart >= 4 + length
+    }
+
+    /// The length of the frame at the front of what was read, once its four bytes are there.
+    private func pendingLength() -> Int? {
+        guard input.count - inputStart >= 4 else { return nil }
+        var length = 0
+        for index in (0..<4).reversed() { length = length << 8 | Int(input[inputStart + index]) }
+        return length
     }
 
     /// Throws, killing the worker, when it is past its deadline; reads its standard error meanwhile.

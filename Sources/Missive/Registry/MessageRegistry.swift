@@ -126,6 +126,14 @@ public struct MessageRegistry: Sendable {
         return zip(envelopes, contents).map { Message(envelope: $0, content: $1!) }
     }
 
+    /// Whether decoding `envelope` crosses to an isolated plugin's worker (and so may wait for it), rather than
+    /// answering in the host.
+    package func decodesInWorker(_ envelope: Envelope) -> Bool {
+        guard case .type(let type, _) = envelope.content.withUnsafeBufferPointer({ resolve(envelope, $0) }) else { return false }
+        if case .isolated = type.decoder { return true }
+        return false
+    }
+
     /// Where an envelope's content goes: already decided (an unknown message), or a type's decoder.
     private enum Resolution {
         case content(any MessageContent)
