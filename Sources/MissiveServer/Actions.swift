@@ -51,7 +51,7 @@ extension MissiveServer {
         _ = try await requireMembership(member, conversation)
         let stored = try await storedMessage(messageID, in: conversation)
         let envelope = try stored.envelope()
-        let message = try await pluginCalls.run { [registry] in registry.decode(envelope) }
+        let message = try await pluginCalls.run(reachesWorker: registry.decodesInWorker(envelope)) { [registry] in registry.decode(envelope) }
         return JSONResponse.make(MessageActionListJSON(
             id: stored.id, objectName: message.content.objectName, known: message.isKnown,
             actions: registry.actions(for: message).map(ServerActionJSON.init)))

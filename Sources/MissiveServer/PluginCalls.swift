@@ -27,9 +27,10 @@ struct PluginCalls: Sendable {
         offloads = registry.runsIsolatedPlugins
     }
 
-    /// The result of `body`, run on the pool when the registry runs isolated plugins.
-    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        guard offloads else { return try body() }
+    /// The result of `body`, run on the pool when the registry runs isolated plugins and the call may reach one
+    /// (`reachesWorker`: for one message, whether its type is an isolated plugin's).
+    func run<T: Sendable>(reachesWorker: Bool = true, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        guard offloads, reachesWorker else { return try body() }
         return try await Self.pool.runIfActive(body)
     }
 }

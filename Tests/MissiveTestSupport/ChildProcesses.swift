@@ -173,9 +173,18 @@ extension Fixtures {
 
     /// Runs test code that blocks (it waits for an isolated plugin's worker, or starts one) in the test's own task,
     /// but on a thread of its own rather than one of the cooperative pool's: unlike ``offThePool(_:)``, the body may
-    /// use `#expect` and `#require`, whose results belong to the task's test.
+    /// use `#expect` and `#require`, whose results belong to the task's test. Such code starts child processes, so
+    /// it takes one of the ``childSlots`` first, as a run of a program does.
     package static func blocking<T>(_ body: () throws -> T) async throws -> T {
-        try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try body() }
+        await slots.acquire(for: Test.current?.id)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try body() })
+        } catch {
+            result = .failure(error)
+        }
+        await slots.release()
+        return try result.get()
     }
 }
 
