@@ -374,9 +374,11 @@ struct IsolationTests {
             let workers = Self.workerProcesses(running: info.path)
             try #require(workers.count == 1, "workers of \(info.path): \(workers)")
             // Killed from outside while idle, as the kernel's out-of-memory killer or a plugin's own thread would end it.
+            // Its death is complete once it is a zombie with no thread left but its first: only then can it be reaped
+            // (a worker killed during the host's check is still being killed, and the action fails as a crash).
             kill(workers[0], SIGKILL)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while Self.processState(workers[0]) != "Z" && ContinuousClock.now < deadline { usleep(5_000) }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !(Self.processState(workers[0]) == "Z" && Self.threadCount(workers[0]) == 1) && ContinuousClock.now < deadline { usleep(5_000) }
             let edit = try registry.perform("vote", on: message, arguments: [0, "zoe"])
             guard case .edited(let edited) = edit else {
                 Issue.record("\(edit)")
@@ -405,6 +407,11 @@ struct IsolationTests {
             let arguments = command.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
             return arguments.contains(plugin) ? pid : nil
         }
+    }
+
+    /// How many threads process `pid` has left.
+    static func threadCount(_ pid: pid_t) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).count
     }
 
     /// The state letter of process `pid` (`Z` for a zombie), or `nil` when there is no such process.
