@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <pthread.h>
 #include <signal.h>
@@ -13,9 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
 
 #ifndef CLOCK_REALTIME_ALARM
 #define CLOCK_REALTIME_ALARM 8
@@ -53,6 +65,244 @@ int missive_sandbox_spawn(const char *path, char *const argv[], int channel, int
         }
     }
     posix_spawn_file_actions_destroy(&actions);
+    return status;
+}
+
+/* Spawning in namespaces -------------------------------------------------------------------------------- */
+
+/* Everything the child needs, made by the parent before the clone: the child copies the parent's memory and
+   allocates nothing, since another thread of the parent may have held the allocator's lock at the clone. */
+struct confined_plan {
+    const char *path;
+    char *const *argv;
+    int channel, error_fd, report_fd;
+    const missive_sandbox_view_step *steps;
+    size_t count;
+    int *sources;       /* one descriptor per step, opened by the child */
+    char uid_map[64], gid_map[64];
+    char *scratch;      /* room for one path under the new root */
+    size_t scratch_size;
+};
+
+/* Where the new root is made before it becomes "/": a tmpfs mounted over this folder of the child's own copy of the
+   mount table (the host's folder is untouched; the sources were opened before, so it may hide some). */
+static const char new_root[] = "/tmp";
+
+/* What went wrong in the child: the step (-1 for the setup around the steps), the stage and the errno. */
+struct confined_failure {
+    int32_t step, stage, error;
+};
+
+static void fail_child(const struct confined_plan *plan, int step, int stage) {
+    struct confined_failure failure = {step, stage, errno};
+    ssize_t written = write(plan->report_fd, &failure, sizeof failure);
+    (void)written;
+    _exit(127);
+}
+
+/* Writes `text` to `descriptor` and closes it; -1 with errno when the descriptor is not open or the write fell short. */
+static int write_text(int descriptor, const char *text) {
+    if (descriptor < 0) return -1;
+    size_t length = strlen(text);
+    ssize_t written = write(descriptor, text, length);
+    int saved = errno;
+    close(descriptor);
+    errno = saved;
+    return written == (ssize_t)length ? 0 : -1;
+}
+
+/* new_root followed by `path` in the plan's scratch buffer. */
+static const char *under_root(const struct confined_plan *plan, const char *path) {
+    size_t prefix = sizeof new_root - 1, length = strlen(path);
+    if (prefix + length + 1 > plan->scratch_size) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    memcpy(plan->scratch, new_root, prefix);
+    memcpy(plan->scratch + prefix, path, length + 1);
+    return plan->scratch;
+}
+
+/* The flags a read-only remount of a bind mount of `source` must keep: the kernel refuses to clear, in a user
+   namespace, the flags the source's mount has (nosuid, nodev, noexec and the access-time ones). */
+static unsigned long kept_flags(int source) {
+    struct statvfs info;
+    if (fstatvfs(source, &info) != 0) return 0;
+    unsigned long flags = 0;
+    if (info.f_flag & ST_NOSUID) flags |= MS_NOSUID;
+    if (info.f_flag & ST_NODEV) flags |= MS_NODEV;
+    if (info.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
+    if (info.f_flag & ST_NOATIME) flags |= MS_NOATIME;
+    if (info.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
+    if (info.f_flag & ST_RELATIME) flags |= MS_RELATIME;
+    return flags;
+}
+
+static int confined_child(void *argument) {
+    const struct confined_plan *plan = argument;
+    /* The child is root of a new user namespace that maps only its user: it may mount in its own mount namespace.
+       A host that is not dumpable owns its /proc files as root, so the child could not open its own maps: it is
+       dumpable just while it opens them (its memory is still a copy of the host's), and not again until the exec
+       gives it a memory of its own. */
+    int was_dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+    if (was_dumpable == 0) prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    int setgroups = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
+    int uid_map = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
+    int gid_map = open("/proc/self/gid_map", O_WRONLY | O_CLOEXEC);
+    if (was_dumpable == 0) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    if (write_text(setgroups, "deny") != 0) fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_USER_MAP);
+    if (write_text(uid_map, plan->uid_map) != 0) fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_USER_MAP);
+    if (write_text(gid_map, plan->gid_map) != 0) fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_USER_MAP);
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_MOUNT);
+    for (size_t index = 0; index < plan->count; index++) {
+        plan->sources[index] = -1;
+        int kind = plan->steps[index].kind;
+        if (kind != MISSIVE_SANDBOX_VIEW_FILE && kind != MISSIVE_SANDBOX_VIEW_DEVICE) continue;
+        plan->sources[index] = open(plan->steps[index].source, O_PATH | O_CLOEXEC);
+        if (plan->sources[index] < 0) fail_child(plan, (int)index, MISSIVE_SANDBOX_STAGE_OPEN);
+    }
+    int null_device = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null_device < 0) fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_OPEN);
+    if (mount("missive-worker", new_root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k,nr_inodes=4096") != 0)
+        fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_MOUNT);
+    char source_path[64];
+    for (size_t index = 0; index < plan->count; index++) {
+        const missive_sandbox_view_step *step = &plan->steps[index];
+        const char *target = under_root(plan, step->path);
+        if (!target) fail_child(plan, (int)index, MISSIVE_SANDBOX_STAGE_STEP);
+        switch (step->kind) {
+        case MISSIVE_SANDBOX_VIEW_DIRECTORY:
+            if (mkdir(target, 0755) != 0 && errno != EEXIST) fail_child(plan, (int)index, MISSIVE_SANDBOX_STAGE_STEP);
+            break;
+        case MISSIVE_SANDBOX_VIEW_SYMLINK:
+            if (symlink(step->source, target) != 0 && errno != EEXIST) fail_child(plan, (int)index, MISSIVE_SANDBOX_STAGE_STEP);
+            break;
+        case MISSIVE_SANDBOX_VIEW_FILE:
+        case MISSIVE_SANDBOX_VIEW_DEVICE: {
+            int placeholder = open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0444);
+            if (placeholder < 0) fail_child(plan, (int)index, MISSIVE_SANDBOX_STAGE_STEP);
+            close(placeholder);
+            /* The descriptor's magic link names the source opened before the tmpfs hid anything. */
+            int source = plan->sources[index];
+            const char digits[] = "0123456789";
+            char number[16];
+            int length = 0;
+            for (int value = source; length == 0 || value > 0; value /= 10) number[length++] = digits[value % 10];
+            memcpy(source_path, "/proc/self/fd/", 14);
+            for (int at = 0; at < length; at++) source_path[14 + at] = number[length - 1 - at];
+            source_path[14 + length] = '\0';
+            if (mount(source_path, target, NULL, MS_BIND, NULL) != 0) fail_child(plan, (int)index, MISSIVE_SANDBOX_STAGE_BIND);
+            unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | kept_flags(source);
+            if (step->kind == MISSIVE_SANDBOX_VIEW_FILE) flags |= MS_NODEV;
+            if (mount(NULL, target, NULL, flags, NULL) != 0) fail_child(plan, (int)index, MISSIVE_SANDBOX_STAGE_BIND);
+            close(source);
+            break;
+        }
+        default:
+            errno = EINVAL;
+            fail_child(plan, (int)index, MISSIVE_SANDBOX_STAGE_STEP);
+        }
+    }
+    /* A /proc of the worker's own PID namespace: it shows the worker and nothing of the host. A kernel that refuses it
+       (a /proc with parts hidden by the container around the host) leaves the view without one. */
+    const char *proc = under_root(plan, "/proc");
+    if (!proc || (mkdir(proc, 0555) != 0 && errno != EEXIST)) fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_PROC);
+    if (mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2") != 0) {
+        if (mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) rmdir(proc);
+    }
+    /* The new root read-only, then made "/", and the host's file system let go of. */
+    if (mount(NULL, new_root, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0755") != 0)
+        fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_ROOT);
+    if (chdir(new_root) != 0) fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_ROOT);
+    if (syscall(SYS_pivot_root, ".", ".") != 0) fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_ROOT);
+    if (umount2(".", MNT_DETACH) != 0) fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_ROOT);
+    if (chdir("/") != 0) fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_ROOT);
+    /* Descriptors as missive_sandbox_spawn sets them; the others are closed at exec, the failure pipe with them. */
+    int channel = fcntl(plan->channel, F_DUPFD_CLOEXEC, 64), errors = fcntl(plan->error_fd, F_DUPFD_CLOEXEC, 64);
+    if (channel < 0 || errors < 0) fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_DESCRIPTORS);
+    if (dup2(channel, MISSIVE_SANDBOX_CHANNEL) < 0 || dup2(errors, STDERR_FILENO) < 0 || dup2(null_device, STDIN_FILENO) < 0
+        || dup2(null_device, STDOUT_FILENO) < 0)
+        fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_DESCRIPTORS);
+    if (syscall(SYS_close_range, MISSIVE_SANDBOX_CHANNEL + 1, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+        fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_DESCRIPTORS);
+    /* No signal blocked and every signal at its default action, as missive_sandbox_spawn does. */
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    for (int number = 1; number < NSIG; number++) {
+        if (number != SIGKILL && number != SIGSTOP) sigaction(number, &default_action, NULL);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    char *const environment[] = {NULL};
+    execve(plan->path, plan->argv, environment);
+    fail_child(plan, -1, MISSIVE_SANDBOX_STAGE_EXEC);
+    return 127;
+}
+
+int missive_sandbox_spawn_confined(
+    const char *path, char *const argv[], int channel, int error_fd, const missive_sandbox_view_step *steps, size_t count, pid_t *pid,
+    missive_sandbox_failure *failure) {
+    memset(failure, 0, sizeof *failure);
+    failure->step = -1;
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) return errno;
+    struct confined_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.path = path;
+    plan.argv = argv;
+    plan.channel = channel;
+    plan.error_fd = error_fd;
+    plan.report_fd = report[1];
+    plan.steps = steps;
+    plan.count = count;
+    /* Root outside maps to nobody inside, so that the worker holds no capability in its namespace after exec; any other
+       user maps to itself. Either way the kernel checks files against the host's user. */
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    snprintf(plan.uid_map, sizeof plan.uid_map, "%u %u 1\n", uid == 0 ? 65534u : (unsigned)uid, (unsigned)uid);
+    snprintf(plan.gid_map, sizeof plan.gid_map, "%u %u 1\n", gid == 0 ? 65534u : (unsigned)gid, (unsigned)gid);
+    plan.sources = calloc(count ? count : 1, sizeof(int));
+    plan.scratch_size = 8192;
+    plan.scratch = malloc(plan.scratch_size);
+    const size_t stack_size = 256 << 10;
+    char *stack = malloc(stack_size);
+    int status = 0;
+    if (!plan.sources || !plan.scratch || !stack) {
+        status = ENOMEM;
+    } else {
+        int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | SIGCHLD;
+        pid_t child = clone(confined_child, stack + stack_size, flags, &plan);
+        if (child < 0) {
+            status = errno;
+            failure->stage = MISSIVE_SANDBOX_STAGE_CLONE;
+            failure->error = status;
+        } else {
+            close(report[1]);
+            report[1] = -1;
+            struct confined_failure reported;
+            ssize_t got;
+            do got = read(report[0], &reported, sizeof reported);
+            while (got < 0 && errno == EINTR);
+            if (got == (ssize_t)sizeof reported) {
+                /* The child failed before exec and has exited: reap it, and say where. */
+                int ignored;
+                while (waitpid(child, &ignored, 0) < 0 && errno == EINTR) {}
+                failure->step = reported.step;
+                failure->stage = reported.stage;
+                failure->error = reported.error;
+                status = reported.error ? reported.error : EIO;
+            } else {
+                *pid = child;
+            }
+        }
+    }
+    if (report[1] >= 0) close(report[1]);
+    close(report[0]);
+    free(stack);
+    free(plan.scratch);
+    free(plan.sources);
     return status;
 }
 
@@ -256,21 +506,21 @@ int missive_sandbox_limit(uint64_t address_space_bytes, uint64_t descriptors) {
     return 0;
 }
 
-static pid_t watched_parent;
-
 static void *watch_parent(void *unused) {
     (void)unused;
-    const struct timespec second = {1, 0};
+    /* The host's end of the socket closes when the host ends, however it ends (its descriptors close with it): the
+       channel then reports a hang-up, without the worker reading what the host sent. In a PID namespace of its own the
+       worker has no parent it could look at. */
+    struct pollfd channel = {.fd = MISSIVE_SANDBOX_CHANNEL, .events = POLLRDHUP};
     for (;;) {
-        nanosleep(&second, NULL);
-        /* An orphan is adopted by init (or a subreaper): its parent is no longer the host. */
-        if (getppid() != watched_parent) _exit(0);
+        int ready = poll(&channel, 1, -1);
+        if (ready > 0 && (channel.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) _exit(0);
+        if (ready < 0 && errno != EINTR) _exit(0);
     }
     return NULL;
 }
 
 int missive_sandbox_watch_parent(void) {
-    watched_parent = getppid();
     pthread_t thread;
     pthread_attr_t attributes;
     int status = pthread_attr_init(&attributes);
@@ -282,7 +532,80 @@ int missive_sandbox_watch_parent(void) {
     return status;
 }
 
+/* Relaying a signal a worker sends itself ---------------------------------------------------------------- */
+
+static void relay_own_signal(int signal, siginfo_t *info, void *context) {
+    (void)context;
+    if (info->si_code > 0 && signal != SIGTRAP) {
+        /* A fault the kernel raised: SA_RESETHAND has put the default action back, and the faulting instruction
+           runs again on return and ends the worker with the signal, as it ends any process. */
+        return;
+    }
+    int32_t number = signal;
+    uint8_t frame[4 + 13];
+    uint32_t length = 13;
+    memcpy(frame, &length, 4);
+    frame[4] = MISSIVE_SANDBOX_SIGNAL_KIND;
+    memset(frame + 5, 0, 8);
+    memcpy(frame + 13, &number, 4);
+    if (report_descriptor >= 0) {
+        ssize_t written = write(report_descriptor, frame, sizeof frame);
+        (void)written;
+    }
+    _exit(MISSIVE_SANDBOX_SIGNALLED);
+}
+
+int missive_sandbox_relay_own_signals(void) {
+    /* Only the first process of a PID namespace needs it: the kernel drops the signals such a process sends itself
+       while their action is the default. */
+    if (getpid() != 1) return 0;
+    const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
+    for (size_t index = 0; index < sizeof fatal / sizeof fatal[0]; index++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = relay_own_signal;
+        action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        if (sigaction(fatal[index], &action, NULL) != 0) return errno;
+    }
+    return 0;
+}
+
 void missive_sandbox_default_fatal_signals(void) {
     const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
     for (size_t index = 0; index < sizeof fatal / sizeof fatal[0]; index++) signal(fatal[index], SIG_DFL);
+}
+
+/* Dumpability ------------------------------------------------------------------------------------------- */
+
+int missive_sandbox_set_dumpable(int dumpable) {
+    return prctl(PR_SET_DUMPABLE, dumpable ? 1 : 0, 0, 0, 0) == 0 ? 0 : errno;
+}
+
+int missive_sandbox_is_dumpable(void) {
+    return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+}
+
+/* Whether the kernel gives namespaces ------------------------------------------------------------------- */
+
+static int probe_child(void *unused) {
+    (void)unused;
+    _exit(0);
+}
+
+int missive_sandbox_probe_namespaces(void) {
+    const size_t stack_size = 64 << 10;
+    char *stack = malloc(stack_size);
+    if (!stack) return ENOMEM;
+    int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | SIGCHLD;
+    pid_t child = clone(probe_child, stack + stack_size, flags, NULL);
+    int status = 0;
+    if (child < 0) {
+        status = errno;
+    } else {
+        int ignored;
+        while (waitpid(child, &ignored, 0) < 0 && errno == EINTR) {}
+    }
+    free(stack);
+    return status;
 }

@@ -24,6 +24,8 @@ struct MissiveCheck: ParsableCommand {
         if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "plugin-worker" {
             Foundation.exit(PluginIsolation.runWorker(arguments: Array(CommandLine.arguments.dropFirst(2))))
         }
+        // Closed to the user's other processes while it loads plugins (MISSIVE_DUMPABLE=1 keeps it open).
+        ProcessPrivacy.closeToOtherProcesses()
         // Before the first suspension (see CommandMain.run).
         Console.prepare()
         await CommandMain.run(Self.self)

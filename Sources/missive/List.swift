@@ -23,7 +23,7 @@ extension MissiveCommand {
             let result = try plugins.discover(logger: logging.logger(defaultLevel: .error))
             switch format {
             case .json: try printJSON(result)
-            case .text: printText(result)
+            case .text: try printText(result)
             }
         }
 
@@ -33,17 +33,21 @@ extension MissiveCommand {
                 types: result.registry.types.map { ListJSON.TypeEntry($0, isolated: isolated) },
                 plugins: result.plugins.map { PluginJSON($0.info) },
                 isolatedPlugins: result.discovery.isolatedPlugins.map(PluginJSON.init),
+                workerConfinement: result.discovery.isolatedPlugins.isEmpty ? nil : try plugins.effectiveConfinement().rawValue,
                 rejected: result.rejections.map(RejectionJSON.init)))
         }
 
-        private func printText(_ result: DiscoveryResult) {
+        private func printText(_ result: DiscoveryResult) throws {
             let isolated = Set(result.discovery.isolatedPlugins.map(\.path))
+            let confinement = try plugins.effectiveConfinement()
+            let unconfined = !isolated.isEmpty && confinement == .none
+            let isolatedNote = unconfined ? ", isolated WITHOUT namespaces" : ", isolated"
             let rows = result.registry.types.map { type -> [String] in
                 let source: String
                 switch type.origin {
                 case .builtIn: source = "built-in"
                 case .application: source = "application"
-                case .plugin(let info): source = "\(info.name) \(info.version)\(isolated.contains(info.path) ? ", isolated" : "")"
+                case .plugin(let info): source = "\(info.name) \(info.version)\(isolated.contains(info.path) ? isolatedNote : "")"
                 }
                 let file: String
                 if case .plugin(let info) = type.origin { file = info.path } else { file = "-" }
@@ -51,6 +55,11 @@ extension MissiveCommand {
             }
             Console.out("Registered types (\(rows.count)):")
             Console.out(table([["OBJECTNAME", "BUSINESSID / CONTAINER", "PERSISTENCE", "MEDIA", "SOURCE", "FILE"]] + rows))
+            if unconfined {
+                Console.out(
+                    "\nIsolated plugins run WITHOUT namespaces (--worker-confinement or MISSIVE_WORKER_CONFINEMENT): their workers can read what "
+                        + "this user can read (docs/PROTECTION.md).")
+            }
             // A shadowed copy is how a user's copy overrides the system's: listed apart from real refusals.
             let shadowed = result.rejections.filter { $0.code == .shadowed }
             let refused = result.rejections.filter { $0.code != .shadowed }
@@ -84,6 +93,8 @@ struct ListJSON: CLIJSON {
     var plugins: [PluginJSON]
     /// The plugins loaded in a worker process of their own (`--isolation`).
     var isolatedPlugins: [PluginJSON]
+    /// The walls isolated plugins' workers run behind (`namespaces` or `none`), or `nil` when none runs isolated.
+    var workerConfinement: String?
     var rejected: [RejectionJSON]
 
     /// One registered type.

@@ -23,6 +23,9 @@ struct MissiveCommand: AsyncParsableCommand {
         if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "plugin-worker" {
             Foundation.exit(PluginIsolation.runWorker(arguments: Array(CommandLine.arguments.dropFirst(2))))
         }
+        // Closed to the user's other processes (tokens, store passwords, plugins' data in memory) before anything is
+        // read; MISSIVE_DUMPABLE=1 keeps it open for a debugger.
+        ProcessPrivacy.closeToOtherProcesses()
         // Before the first suspension (see CommandMain.run).
         Console.prepare()
         await CommandMain.run(Self.self, finally: LateRefusals.report)
@@ -35,6 +38,7 @@ extension MissiveCommand {
 }
 
 extension PluginIsolation.Policy: ExpressibleByArgument {}
+extension PluginIsolation.Confinement: ExpressibleByArgument {}
 
 /// The output formats every subcommand offers.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
@@ -58,6 +62,16 @@ struct PluginOptions: ParsableArguments {
             valueName: "policy"))
     var isolation: PluginIsolation.Policy?
 
+    @Option(
+        name: .customLong("worker-confinement"),
+        help: ArgumentHelp(
+            "The walls around isolated plugins' workers: namespaces (the default: new namespaces and a file system of only what the worker "
+                + "needs; a kernel that refuses them refuses the plugins), namespaces-when-available (the operator accepts workers without "
+                + "namespaces where the kernel refuses them; said at every start and by `missive list`), or none. Default: "
+                + "MISSIVE_WORKER_CONFINEMENT, else namespaces (docs/PROTECTION.md).",
+            valueName: "mode"))
+    var confinement: PluginIsolation.Confinement?
+
     /// Discovers and registers every plugin on the search path, with the standard metadata cache
     /// (`MISSIVE_METADATA_CACHE=off` turns it off), logging refusals and decisions to `logger`.
     ///
@@ -77,9 +91,32 @@ struct PluginOptions: ParsableArguments {
     func discover(logger: Logger, defaultIsolation: PluginIsolation.Policy = .inProcess) throws -> DiscoveryResult {
         let result = MessageRegistry.discover(
             searchPath: .standard(explicitDirectories: directories), metadataCache: .standard(),
-            protection: try Self.protection(logger: logger, isolation: isolation, defaultIsolation: defaultIsolation), logger: logger)
+            protection: try Self.protection(logger: logger, isolation: isolation, defaultIsolation: defaultIsolation, confinement: confinement), logger: logger)
         LateRefusals.watch(result.registry, logger: logger)
         return result
+    }
+
+    /// The walls isolated plugins' workers get on this machine, as `--worker-confinement` (else
+    /// `MISSIVE_WORKER_CONFINEMENT`) asks: ``PluginIsolation/Confinement/namespaces`` or
+    /// ``PluginIsolation/Confinement/none``.
+    ///
+    /// - Throws: `ExitCode(2)` when `MISSIVE_WORKER_CONFINEMENT` is not a mode.
+    func effectiveConfinement(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PluginIsolation.Confinement {
+        var isolation = PluginIsolation(policy: .isolated, workerCommand: nil)
+        isolation.confinement = try confinement ?? Self.confinementSetting(environment) ?? .namespaces
+        return isolation.effectiveConfinement
+    }
+
+    /// `MISSIVE_WORKER_CONFINEMENT`, or `nil` when unset.
+    ///
+    /// - Throws: `ExitCode(2)` when it is not a mode.
+    static func confinementSetting(_ environment: [String: String]) throws -> PluginIsolation.Confinement? {
+        guard let setting = environment["MISSIVE_WORKER_CONFINEMENT"], !setting.isEmpty else { return nil }
+        guard let mode = PluginIsolation.Confinement(rawValue: setting) else {
+            Console.error("MISSIVE_WORKER_CONFINEMENT is '\(setting)'; it must be one of \(PluginIsolation.Confinement.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw ExitCode(2)
+        }
+        return mode
     }
 
     /// The CLI's protection: its trust policy, the standard quarantine, this executable as the scanner unless
@@ -87,7 +124,7 @@ struct PluginOptions: ParsableArguments {
     /// `defaultIsolation`).
     static func protection(
         logger: Logger, isolation policy: PluginIsolation.Policy? = nil, defaultIsolation: PluginIsolation.Policy = .inProcess,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        confinement: PluginIsolation.Confinement? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> PluginProtection {
         var protection = PluginProtection.standard(environment: environment)
         protection.trust = try MissiveCommand.trustPolicy(logger: logger, environment: environment)
@@ -108,6 +145,31 @@ struct PluginOptions: ParsableArguments {
         protection.isolation = .standard(policy: chosen, environment: environment)
         if chosen != .inProcess && protection.isolation.workerCommand == nil {
             protection.isolation.workerCommand = [MissiveCommand.executablePath, "plugin-worker"]
+        }
+        protection.isolation.confinement = try confinement ?? confinementSetting(environment) ?? .namespaces
+        if chosen != .inProcess {
+            let isolation = protection.isolation
+            switch isolation.confinement {
+            case .namespaces:
+                if let refusal = PluginIsolation.namespaceRefusal {
+                    logger.error(
+                        "isolated plugins will not start: \(refusal); --worker-confinement namespaces-when-available accepts workers without namespaces",
+                        metadata: ["missive.confinement": "\(isolation.confinement)"])
+                }
+            case .namespacesWhenAvailable where isolation.effectiveConfinement == .none:
+                logger.warning(
+                    """
+                    isolated plugins run WITHOUT namespaces, as --worker-confinement namespaces-when-available allows: \
+                    \(PluginIsolation.namespaceRefusal ?? ""); their workers can read what this user can read
+                    """,
+                    metadata: ["missive.confinement": "\(isolation.confinement)"])
+            case .none:
+                logger.warning(
+                    "isolated plugins run without namespaces (--worker-confinement none): their workers can read what this user can read",
+                    metadata: ["missive.confinement": "\(isolation.confinement)"])
+            default:
+                break
+            }
         }
         return protection
     }

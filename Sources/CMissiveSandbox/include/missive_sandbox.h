@@ -33,6 +33,71 @@ extern "C" {
    8-byte request id of 0 and the 4-byte system call number, little-endian. */
 #define MISSIVE_SANDBOX_REPORT_KIND 0x7f
 
+/* The kind byte of the frame a worker that is the first process of its PID namespace writes when it sends itself a
+   fatal signal (abort() does): the same layout as the report frame, with the signal number in place of the call. */
+#define MISSIVE_SANDBOX_SIGNAL_KIND 0x7e
+/* The exit status of a worker that relayed such a signal. */
+#define MISSIVE_SANDBOX_SIGNALLED 158
+
+/* What one step of building a confined worker's file system does. */
+enum {
+    /* Makes the folder `path`. */
+    MISSIVE_SANDBOX_VIEW_DIRECTORY = 1,
+    /* Makes `path` a symbolic link to `source`, as it is on the host. */
+    MISSIVE_SANDBOX_VIEW_SYMLINK = 2,
+    /* Binds the host's regular file `source` at `path`, read-only, with no device nodes. */
+    MISSIVE_SANDBOX_VIEW_FILE = 3,
+    /* Binds the host's device node `source` at `path`, read-only (/dev/null and the like). */
+    MISSIVE_SANDBOX_VIEW_DEVICE = 4,
+};
+
+/* One step of building the view; the steps run in order, so a folder comes before what is in it. Paths are
+   absolute, as in the view (and on the host: a file keeps its host path). */
+typedef struct missive_sandbox_view_step {
+    int kind;
+    const char *path;
+    const char *source;
+} missive_sandbox_view_step;
+
+/* The stages of a confined start, for the reason of a failure. */
+enum {
+    MISSIVE_SANDBOX_STAGE_CLONE = 1,
+    MISSIVE_SANDBOX_STAGE_USER_MAP = 2,
+    MISSIVE_SANDBOX_STAGE_MOUNT = 3,
+    MISSIVE_SANDBOX_STAGE_OPEN = 4,
+    MISSIVE_SANDBOX_STAGE_STEP = 5,
+    MISSIVE_SANDBOX_STAGE_BIND = 6,
+    MISSIVE_SANDBOX_STAGE_PROC = 7,
+    MISSIVE_SANDBOX_STAGE_ROOT = 8,
+    MISSIVE_SANDBOX_STAGE_DESCRIPTORS = 9,
+    MISSIVE_SANDBOX_STAGE_EXEC = 10,
+};
+
+/* Where a confined start failed: the stage, the step (-1 when not at a step) and the errno value. */
+typedef struct missive_sandbox_failure {
+    int32_t stage, step, error;
+} missive_sandbox_failure;
+
+/* Starts `path` as missive_sandbox_spawn does, but as the first process of new user, mount, PID, network, IPC, UTS
+   and cgroup namespaces, in a file system made by `steps` on an empty tmpfs, with a /proc of its own namespace
+   (when the kernel allows one), made read-only and pivoted to before the exec. Inside, the host's user is the
+   worker's user (root maps to nobody), with no capability once it has run `path`. `path` and every file the worker
+   reads must be in the view. Returns 0 and the child's process id (as the host sees it) in *pid, or an errno value
+   with *failure saying where (stage MISSIVE_SANDBOX_STAGE_CLONE: the kernel refused the namespaces). */
+int missive_sandbox_spawn_confined(
+    const char *path, char *const argv[], int channel, int error_fd, const missive_sandbox_view_step *steps, size_t count, pid_t *pid,
+    missive_sandbox_failure *failure);
+
+/* Whether the kernel lets this process make the namespaces missive_sandbox_spawn_confined makes: 0, or the errno
+   value of its refusal (EPERM or ENOSPC where user namespaces are off or used up, EINVAL where the kernel lacks one). */
+int missive_sandbox_probe_namespaces(void);
+
+/* In a worker that is the first process of its PID namespace, installs handlers for the fatal signals that relay a
+   signal the worker sends itself (abort(), raise()) as a MISSIVE_SANDBOX_SIGNAL_KIND frame on the report descriptor
+   (missive_sandbox_report_to) and end it with MISSIVE_SANDBOX_SIGNALLED: the kernel would otherwise drop it. A fault
+   still ends the worker with its signal. Elsewhere it does nothing. Returns 0, or an errno value. */
+int missive_sandbox_relay_own_signals(void);
+
 /* Starts `path` with `argv` (NULL-terminated) and an empty environment: `channel` becomes descriptor 3,
    `error_fd` descriptor 2, /dev/null descriptors 0 and 1, and every other descriptor is closed. Returns 0 and
    the child's process id in *pid, or an errno value. */
@@ -59,14 +124,23 @@ int missive_sandbox_syscall_name(int number, char *buffer, size_t size);
    files, and at most `descriptors` open descriptors. Returns 0, or an errno value. */
 int missive_sandbox_limit(uint64_t address_space_bytes, uint64_t descriptors);
 
-/* Starts a thread that ends the worker (status 0) once its parent, the host, has ended, even while the plugin hangs
-   the worker's main thread: a worker never outlives its host. Returns 0, or an errno value. */
+/* Starts a thread that ends the worker (status 0) once the host's end of the socket on descriptor 3 has closed (the
+   host ended), even while the plugin hangs the worker's main thread: a worker never outlives its host. Returns 0, or
+   an errno value. */
 int missive_sandbox_watch_parent(void);
 
 /* Resets the handlers of the fatal signals to the default, so that a crash ends the worker at once, with the
    signal, and the host sees which (the Swift runtime's backtracer would start a program, which the filter
    forbids). */
 void missive_sandbox_default_fatal_signals(void);
+
+/* Marks the calling process dumpable or not (prctl PR_SET_DUMPABLE). A process that is not cannot be traced, and its
+   /proc/PID/mem, environ, maps and fd are closed to the other processes of its user; it writes no core file. Returns
+   0, or an errno value. */
+int missive_sandbox_set_dumpable(int dumpable);
+
+/* 1 when the calling process is dumpable, 0 when not, -1 on error. */
+int missive_sandbox_is_dumpable(void);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+import CMissiveSandbox
 import Foundation
 
 /// Which plugins a host runs in a worker process of their own instead of its own process, and the limits those
@@ -54,6 +55,26 @@ public struct PluginIsolation: Sendable {
     public var crashLimit: Int
     /// The window ``crashLimit`` counts in, in seconds.
     public var crashWindowSeconds: Double
+    /// The walls around each worker besides its limits and its seccomp filter: by default new namespaces and a file
+    /// system that holds only what the worker was handed (docs/PROTECTION.md, "The worker's own world").
+    public var confinement: Confinement = .namespaces
+
+    /// The walls a worker starts behind, besides its limits and its seccomp filter, which it has in every mode.
+    public enum Confinement: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// New user, mount, PID, network, IPC, UTS and cgroup namespaces, in a file system that holds the worker
+        /// executable, the shared libraries it and the plugin need (read-only), the plugin file, the files the plugin
+        /// declares, `/dev/null`, `/dev/zero`, `/dev/urandom` and a `/proc` of its own, and nothing else. Where the kernel
+        /// refuses namespaces, an isolated plugin is refused with the reason, never started with fewer walls.
+        case namespaces
+        /// As ``namespaces`` where the kernel allows them; where it refuses, workers start without them (the limits and
+        /// the filter only) and the host says so when it starts them. An operator's explicit choice.
+        case namespacesWhenAvailable = "namespaces-when-available"
+        /// No namespaces: a worker sees the host's file system, processes and network as its user may, and only the
+        /// limits and the filter hold it. For debugging, and for tests that show what the namespaces hold back.
+        case none
+
+        public var description: String { rawValue }
+    }
 
     /// Isolation with this policy and these limits.
     public init(
@@ -90,14 +111,44 @@ public struct PluginIsolation: Sendable {
 
     /// Isolation with `policy` and the standard worker command, with the limits' defaults, except where the
     /// environment sets them: `MISSIVE_WORKER_CPU_SECONDS` (``callCPUSeconds``), `MISSIVE_WORKER_LOAD_SECONDS`
-    /// (``loadCPUSeconds``) and `MISSIVE_WORKER_MEMORY_MB` (``memoryLimitBytes``, in MiB), each a positive number.
+    /// (``loadCPUSeconds``) and `MISSIVE_WORKER_MEMORY_MB` (``memoryLimitBytes``, in MiB), each a positive number, and
+    /// `MISSIVE_WORKER_CONFINEMENT` (``confinement``, one of its raw values; another value is ignored).
     public static func standard(policy: Policy, environment: [String: String] = ProcessInfo.processInfo.environment) -> PluginIsolation {
         var isolation = PluginIsolation(policy: policy, workerCommand: policy == .inProcess ? nil : standardWorkerCommand(environment: environment))
         func positive(_ name: String) -> Double? { environment[name].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } }
         if let seconds = positive("MISSIVE_WORKER_CPU_SECONDS") { isolation.callCPUSeconds = seconds }
         if let seconds = positive("MISSIVE_WORKER_LOAD_SECONDS") { isolation.loadCPUSeconds = seconds }
         if let megabytes = positive("MISSIVE_WORKER_MEMORY_MB") { isolation.memoryLimitBytes = UInt64(megabytes * 1_048_576) }
+        if let setting = environment["MISSIVE_WORKER_CONFINEMENT"], let confinement = Confinement(rawValue: setting) { isolation.confinement = confinement }
         return isolation
+    }
+
+    /// Why the kernel refuses this process the namespaces a confined worker starts in, or `nil` when it allows them.
+    /// Asked once per process (one short-lived child).
+    public static var namespaceRefusal: String? { namespaceProbe.value }
+
+    private static let namespaceProbe = LazyProbe {
+        let status = missive_sandbox_probe_namespaces()
+        return status == 0 ? nil : "the kernel refuses new user, mount, PID and network namespaces to this process (\(String(cString: strerror(status))))"
+    }
+
+    /// The confinement workers get on this machine under ``confinement``: ``Confinement/namespaces`` or
+    /// ``Confinement/none``.
+    public var effectiveConfinement: Confinement {
+        switch confinement {
+        case .none: .none
+        case .namespaces: .namespaces
+        case .namespacesWhenAvailable: Self.namespaceRefusal == nil ? .namespaces : .none
+        }
+    }
+
+    /// The refusal of an isolated plugin on a kernel without namespaces, with what an operator can change.
+    static func refusalAdvice(_ refusal: String) -> String {
+        "the plugin is to run isolated in namespaces of its own, but \(refusal); it is not started with fewer walls. Allow unprivileged "
+            + "user namespaces (sysctl user.max_user_namespaces above 0, kernel.unprivileged_userns_clone=1 where it exists, "
+            + "kernel.apparmor_restrict_unprivileged_userns=0, or a container started with a seccomp profile that allows clone "
+            + "with CLONE_NEWUSER), or accept workers without namespaces: --worker-confinement namespaces-when-available "
+            + "(MISSIVE_WORKER_CONFINEMENT)"
     }
 
     /// What every report of a call the worker's seccomp filter stopped says, before the call's name.
@@ -156,5 +207,25 @@ extension MessageRegistry {
             sizes.append(memory)
         }
         return sizes
+    }
+}
+
+/// A value worked out once, on first use, by any thread.
+final class LazyProbe<Value: Sendable>: Sendable {
+    /// Empty until the value is made, then the value alone.
+    private let state: Locked<[Value]> = Locked([])
+    private let make: @Sendable () -> Value
+
+    init(_ make: @escaping @Sendable () -> Value) {
+        self.make = make
+    }
+
+    var value: Value {
+        state.withLock { state in
+            if let known = state.first { return known }
+            let made = make()
+            state = [made]
+            return made
+        }
     }
 }

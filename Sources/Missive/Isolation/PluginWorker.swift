@@ -58,6 +58,10 @@ extension PluginIsolation {
         if limited != 0 { return refuse(MissiveError(.loadFailed, "the worker cannot set its limits: \(String(cString: strerror(limited)))", file: file)) }
         let reporting = missive_sandbox_report_to(channel)
         if reporting != 0 { return refuse(MissiveError(.loadFailed, "the worker cannot handle SIGSYS: \(String(cString: strerror(reporting)))", file: file)) }
+        // The first process of a PID namespace does not get the signals it sends itself (abort's SIGABRT) unless it
+        // handles them: they are relayed to the host as the crash they are.
+        let relaying = missive_sandbox_relay_own_signals()
+        if relaying != 0 { return refuse(MissiveError(.loadFailed, "the worker cannot relay its own signals: \(String(cString: strerror(relaying)))", file: file)) }
         if filter, case let status = missive_sandbox_restrict_loading(), status != 0 {
             return refuse(MissiveError(.loadFailed, "the worker cannot install its seccomp filter: \(String(cString: strerror(-status)))", file: file))
         }

@@ -46,9 +46,26 @@ final class WorkerProcess {
     }
 
     /// Starts `command` (the worker executable and its first arguments) for the plugin `file`, with `arguments`
-    /// after the file.
-    static func start(command: [String], file: String, arguments: [String], spinMicroseconds: Int) throws(MissiveError) -> WorkerProcess {
-        guard let executable = command.first else { throw MissiveError(.loadFailed, "the plugin worker command is empty", file: file) }
+    /// after the file, behind the walls `confinement` asks for: with namespaces, in a view that holds the executable,
+    /// the libraries, `file` and `dataFiles` (absolute paths the plugin declared). `confined` says whether it got them.
+    static func start(
+        command: [String], file: String, arguments: [String], spinMicroseconds: Int, confinement: PluginIsolation.Confinement = .none,
+        dataFiles: [String] = []
+    ) throws(MissiveError) -> WorkerProcess {
+        guard let named = command.first else { throw MissiveError(.loadFailed, "the plugin worker command is empty", file: file) }
+        let executable = Self.absolute(named)
+        let plugin = Self.absolute(file)
+        var confine = false
+        switch confinement {
+        case .none: break
+        case .namespaces:
+            if let refusal = PluginIsolation.namespaceRefusal {
+                throw MissiveError(.loadFailed, PluginIsolation.refusalAdvice(refusal), file: file)
+            }
+            confine = true
+        case .namespacesWhenAvailable:
+            confine = PluginIsolation.namespaceRefusal == nil
+        }
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw MissiveError(.loadFailed, "cannot make a socket for the plugin worker: \(String(cString: strerror(errno)))", file: file)
@@ -63,15 +80,27 @@ final class WorkerProcess {
         }
         // The worker's standard error never blocks it: what the host has not read yet when the pipe is full is lost.
         _ = fcntl(pipe[1], F_SETFL, fcntl(pipe[1], F_GETFL) | O_NONBLOCK)
-        let argv = command + [file] + arguments
+        let argv = [executable] + command.dropFirst() + [plugin] + arguments
         var pid: pid_t = 0
-        let status = withCStrings(argv) { missive_sandbox_spawn(executable, $0, pair[1], pipe[1], &pid) }
+        var status: Int32
+        var where_ = ""
+        if confine {
+            let view = WorkerView.make(executable: executable, plugin: plugin, dataFiles: dataFiles.map(Self.absolute))
+            var failure = missive_sandbox_failure()
+            status = view.withCSteps { steps in
+                withCStrings(argv) { missive_sandbox_spawn_confined(executable, $0, pair[1], pipe[1], steps.baseAddress, steps.count, &pid, &failure) }
+            }
+            if status != 0 { where_ = WorkerView.describe(failure, steps: view.steps) }
+        } else {
+            status = withCStrings(argv) { missive_sandbox_spawn(executable, $0, pair[1], pipe[1], &pid) }
+            if status != 0 { where_ = String(cString: strerror(status)) }
+        }
         close(pair[1])
         close(pipe[1])
         guard status == 0 else {
             close(pair[0])
             close(pipe[0])
-            throw MissiveError(.loadFailed, "cannot start the plugin worker \(executable): \(String(cString: strerror(status)))", file: file)
+            throw MissiveError(.loadFailed, "cannot start the plugin worker \(executable): \(where_)", file: file)
         }
         // The socket blocks, for at most a slice of a deadline at a time: a round trip is one send and one receive,
         // with no poll in between.
@@ -79,7 +108,21 @@ final class WorkerProcess {
         _ = setsockopt(pair[0], SOL_SOCKET, SO_RCVTIMEO, &slice, socklen_t(MemoryLayout<timeval>.size))
         _ = setsockopt(pair[0], SOL_SOCKET, SO_SNDTIMEO, &slice, socklen_t(MemoryLayout<timeval>.size))
         _ = fcntl(pipe[0], F_SETFL, fcntl(pipe[0], F_GETFL) | O_NONBLOCK)
-        return WorkerProcess(pid: pid, socket: pair[0], errors: pipe[0], spinMicroseconds: spinMicroseconds)
+        let process = WorkerProcess(pid: pid, socket: pair[0], errors: pipe[0], spinMicroseconds: spinMicroseconds)
+        process.confined = confine
+        return process
+    }
+
+    /// Whether the worker runs in namespaces of its own, in its view.
+    private(set) var confined = false
+
+    /// `path` made absolute against the working folder, so that it names the same file inside the view.
+    private static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let folder = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (folder == "/" ? "" : folder) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
     }
 
     /// Runs `body` with `strings` as a NULL-terminated array of C strings.
@@ -111,7 +154,17 @@ final class WorkerProcess {
     /// whose length is over `limit` is refused as soon as its length is read, before the host holds its bytes.
     func receive(deadline: inout WorkerDeadline, limit: Int = WorkerWire.maximumFrame) throws(Failure) -> (kind: UInt8, id: UInt64, reader: WireReader) {
         while true {
-            if let frame = try nextFrame(limit: limit) { return frame }
+            if let frame = try nextFrame(limit: limit) {
+                if frame.kind == WorkerWire.signalledKind {
+                    // The worker sent itself a fatal signal, which the first process of a PID namespace relays.
+                    var reader = frame.reader
+                    let signal = (try? reader.integer(Int32.self)) ?? 0
+                    kill(pid, SIGKILL)
+                    _ = reap()
+                    throw Failure(reason: "its worker crashed with \(PluginQuarantine.signalName(signal))", signal: signal, output: errorQuote())
+                }
+                return frame
+            }
             // A frame that comes a few bytes at a time is held to the same deadline as one that does not come.
             if deadline.isPastFirstSlice { try check(&deadline) }
             try fill(&deadline, limit: limit)

@@ -28,7 +28,13 @@ enum WorkerWire {
         case done = 13
         /// Worker: the seccomp filter stopped a system call (written by the SIGSYS handler, in C).
         case forbidden = 0x7f
+        /// Worker: it sent itself a fatal signal, relayed because it is the first process of its PID namespace (written
+        /// by the handler in C); ``WorkerProcess`` turns it into a crash with that signal.
+        case signalled = 0x7e
     }
+
+    /// The kind byte of ``Kind/signalled``.
+    static let signalledKind = Kind.signalled.rawValue
 
     /// The most one frame may hold: 256 MiB.
     static let maximumFrame = 256 << 20
