@@ -609,3 +609,115 @@ int missive_sandbox_probe_namespaces(void) {
     free(stack);
     return status;
 }
+
+/* Noting what a plugin tries to open while it loads --------------------------------------------------------- */
+
+#include <semaphore.h>
+#include <sys/uio.h>
+
+#define AUDIT_PATHS 64
+#define AUDIT_PATH_LENGTH 256
+
+static int audit_descriptor = -1;
+static sem_t audit_started;
+static pthread_mutex_t audit_lock = PTHREAD_MUTEX_INITIALIZER;
+static char audit_paths[AUDIT_PATHS][AUDIT_PATH_LENGTH];
+static int audit_count, audit_dropped;
+
+/* Whether `path` is one the dynamic loader looks for while it searches its folders for a library: a missing one
+   is the loader's search, not the plugin's. */
+static int loader_probe(const char *path) {
+    const char *name = strrchr(path, '/');
+    name = name ? name + 1 : path;
+    if (strstr(path, "/glibc-hwcaps/") || strstr(path, "/tls/") || strstr(path, "/haswell/") || strstr(path, "/x86_64/")) return 1;
+    return strncmp(name, "lib", 3) == 0 && strstr(name, ".so") != NULL;
+}
+
+static void audit_note(const char *path) {
+    pthread_mutex_lock(&audit_lock);
+    int known = 0;
+    for (int index = 0; index < audit_count && !known; index++) known = strcmp(audit_paths[index], path) == 0;
+    if (!known) {
+        if (audit_count < AUDIT_PATHS) snprintf(audit_paths[audit_count++], AUDIT_PATH_LENGTH, "%s", path);
+        else audit_dropped++;
+    }
+    pthread_mutex_unlock(&audit_lock);
+}
+
+/* The thread that answers the filter's notifications: it was started before the filter, so its own calls are not
+   filtered. It reads the path from the worker's memory (its own process, without trusting the pointer), notes it
+   when no such file is in the worker's view, and lets the call go on. */
+static void *audit_supervise(void *unused) {
+    (void)unused;
+    while (sem_wait(&audit_started) != 0 && errno == EINTR) {}
+    struct seccomp_notif *request;
+    struct seccomp_notif_resp *response;
+    if (audit_descriptor < 0 || seccomp_notify_alloc(&request, &response) != 0) return NULL;
+    int open_number = seccomp_syscall_resolve_name("open");
+    for (;;) {
+        memset(request, 0, sizeof *request);
+        if (seccomp_notify_receive(audit_descriptor, request) != 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        char path[AUDIT_PATH_LENGTH];
+        uint64_t pointer = (int)request->data.nr == open_number ? request->data.args[0] : request->data.args[1];
+        struct iovec local = {path, sizeof path - 1}, remote = {(void *)(uintptr_t)pointer, sizeof path - 1};
+        ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        /* A path that ends near the end of its page reads short: read it again up to the page's end. */
+        if (got < 0) {
+            size_t room = 4096 - (pointer & 4095);
+            remote.iov_len = local.iov_len = room < sizeof path - 1 ? room : sizeof path - 1;
+            got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        }
+        path[got > 0 ? got : 0] = '\0';
+        struct stat info;
+        if (path[0] == '/' && stat(path, &info) != 0 && errno == ENOENT && !loader_probe(path)) audit_note(path);
+        response->id = request->id;
+        response->error = 0;
+        response->val = 0;
+        response->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+        if (seccomp_notify_respond(audit_descriptor, response) != 0 && errno != ENOENT) break;
+    }
+    seccomp_notify_free(request, response);
+    return NULL;
+}
+
+int missive_sandbox_audit_opens(void) {
+    if (sem_init(&audit_started, 0, 0) != 0) return errno;
+    pthread_t thread;
+    pthread_attr_t attributes;
+    int status = pthread_attr_init(&attributes);
+    if (status != 0) return status;
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attributes, 256 << 10);
+    status = pthread_create(&thread, &attributes, audit_supervise, NULL);
+    pthread_attr_destroy(&attributes);
+    if (status != 0) return status;
+    scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ALLOW);
+    if (!filter) {
+        sem_post(&audit_started);
+        return ENOMEM;
+    }
+    int added = rule(filter, SCMP_ACT_NOTIFY, "openat", 0, NULL);
+    if (added == 0) added = rule(filter, SCMP_ACT_NOTIFY, "open", 0, NULL);
+    if (added == 0) added = seccomp_load(filter);
+    if (added == 0) audit_descriptor = seccomp_notify_fd(filter);
+    seccomp_release(filter);
+    sem_post(&audit_started);
+    return added < 0 ? -added : added;
+}
+
+size_t missive_sandbox_audited_paths(char *buffer, size_t size, int *dropped) {
+    pthread_mutex_lock(&audit_lock);
+    size_t used = 0;
+    for (int index = 0; index < audit_count; index++) {
+        size_t length = strlen(audit_paths[index]) + 1;
+        if (used + length > size) break;
+        memcpy(buffer + used, audit_paths[index], length);
+        used += length;
+    }
+    if (dropped) *dropped = audit_dropped;
+    pthread_mutex_unlock(&audit_lock);
+    return used;
+}

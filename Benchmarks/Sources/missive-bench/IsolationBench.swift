@@ -17,18 +17,22 @@ enum IsolationBench {
         var inProcess: Samples, isolated: Samples
         var roundTrip: (p50: Double, p99: Double), inProcessRoundTrip: (p50: Double, p99: Double), floorRoundTrip: (p50: Double, p99: Double)
         var spinningFloorRoundTrip: (p50: Double, p99: Double)
-        var startupInProcess: Samples, startupIsolated: Samples
+        var startupInProcess: Samples, startupIsolated: Samples, startupUnconfined: Samples
         var workerMemory: [(resident: Double, proportional: Double)], startupMemory: (resident: Double, proportional: Double)
+        var startupMemoryUnconfined: (resident: Double, proportional: Double)
         var messages: Int
     }
 
-    /// The isolation a benchmark host uses: the worker built beside the sample plugins.
-    static func isolation(plugins: String) throws -> PluginIsolation {
+    /// The isolation a benchmark host uses: the worker built beside the sample plugins, in namespaces of its own (the
+    /// default) or, with `confined: false`, without them.
+    static func isolation(plugins: String, confined: Bool = true) throws -> PluginIsolation {
         let worker = plugins + "/" + PluginIsolation.workerExecutableName
         guard FileManager.default.isExecutableFile(atPath: worker) else {
             throw BenchError("no \(PluginIsolation.workerExecutableName) in \(plugins): build it (swift build -c release --product missive-plugin-worker)")
         }
-        return PluginIsolation(policy: .isolated, workerCommand: [worker])
+        var isolation = PluginIsolation(policy: .isolated, workerCommand: [worker])
+        isolation.confinement = confined ? .namespaces : .none
+        return isolation
     }
 
     static func measure(corpus: Corpus, plugins: String, generated: String, messages: Int, runs: Int) throws -> Measurements {
@@ -61,16 +65,22 @@ enum IsolationBench {
         let trip = roundTrip(isolated, envelopes, calls: 20_000)
         let localTrip = roundTrip(local, envelopes, calls: 20_000)
         let memory = isolated.isolatedWorkerMemory.map { (Double($0.resident) / 1_048_576, Double($0.proportional) / 1_048_576) }
-        var startupLocal: [Double] = [], startupIsolated: [Double] = []
-        var startupMemory = (resident: 0.0, proportional: 0.0)
+        var startupLocal: [Double] = [], startupIsolated: [Double] = [], startupUnconfined: [Double] = []
+        var startupMemory = (resident: 0.0, proportional: 0.0), startupMemoryUnconfined = (resident: 0.0, proportional: 0.0)
+        let modes = ["in-process", "isolated", "isolated-unconfined"]
         for run in 0..<(runs + 1) {
-            for mode in run % 2 == 0 ? ["in-process", "isolated"] : ["isolated", "in-process"] {
+            // Each run starts with another mode, so that none always has the warmest caches.
+            for mode in modes[(run % 3)...] + modes[..<(run % 3)] {
                 let (milliseconds, megabytes) = try startupChild(mode: mode, directory: generated, plugins: plugins)
                 if run == 0 { continue }
-                if mode == "isolated" {
+                switch mode {
+                case "isolated":
                     startupIsolated.append(milliseconds)
                     if megabytes.proportional > startupMemory.proportional { startupMemory = megabytes }
-                } else {
+                case "isolated-unconfined":
+                    startupUnconfined.append(milliseconds)
+                    if megabytes.proportional > startupMemoryUnconfined.proportional { startupMemoryUnconfined = megabytes }
+                default:
                     startupLocal.append(milliseconds)
                 }
             }
@@ -78,8 +88,9 @@ enum IsolationBench {
         return Measurements(
             inProcess: Samples(values: inProcess), isolated: Samples(values: isolatedRates), roundTrip: trip, inProcessRoundTrip: localTrip,
             floorRoundTrip: floorTrip, spinningFloorRoundTrip: spinningFloorTrip,
-            startupInProcess: Samples(values: startupLocal), startupIsolated: Samples(values: startupIsolated), workerMemory: memory,
-            startupMemory: startupMemory, messages: messages)
+            startupInProcess: Samples(values: startupLocal), startupIsolated: Samples(values: startupIsolated),
+            startupUnconfined: Samples(values: startupUnconfined), workerMemory: memory, startupMemory: startupMemory,
+            startupMemoryUnconfined: startupMemoryUnconfined, messages: messages)
     }
 
     /// Messages per second: batches of 1,000 decoded with one call, each message's digest, push text and words taken.
@@ -199,12 +210,12 @@ enum IsolationBench {
     /// plugins and the workers' total resident memory.
     static func child(mode: String, directory: String, plugins: String) throws {
         var protection = PluginProtection()
-        if mode == "isolated" { protection.isolation = try isolation(plugins: plugins) }
+        if mode != "in-process" { protection.isolation = try isolation(plugins: plugins, confined: mode == "isolated") }
         let start = now()
         let result = MessageRegistry.discover(searchPath: PluginSearchPath(entries: [.init(directory: directory, source: .explicit)]), protection: protection)
         let elapsed = (now() - start) * 1000
         guard result.rejections.isEmpty else { throw BenchError("rejections: \(result.rejections.prefix(3))") }
-        let count = mode == "isolated" ? result.discovery.isolatedPlugins.count : result.plugins.count
+        let count = mode == "in-process" ? result.plugins.count : result.discovery.isolatedPlugins.count
         let memory = result.registry.isolatedWorkerMemory
         let resident = Double(memory.map(\.resident).reduce(0, +)) / 1_048_576, proportional = Double(memory.map(\.proportional).reduce(0, +)) / 1_048_576
         print("\(elapsed) \(count) \(resident) \(proportional)")
@@ -229,11 +240,13 @@ enum IsolationBench {
         print("| startup of \(Startup.pluginCount) plugins (eager, no cache), ms | median (min–max) |")
         print("|---|---|")
         print("| in process | \(m.startupInProcess.summary(1)) |")
-        print("| isolated, a worker each | \(m.startupIsolated.summary(1)) |")
+        print("| isolated, a worker each, in namespaces of its own (the default) | \(m.startupIsolated.summary(1)) |")
+        print("| isolated, a worker each, without namespaces | \(m.startupUnconfined.summary(1)) |")
         print("")
         let each = m.workerMemory.map { "\(format($0.resident, 1)) resident / \(format($0.proportional, 1)) proportional" }.joined(separator: ", ")
         print("Memory of one idle sample worker, MiB: \(each). The \(Startup.pluginCount) startup workers together: \(format(m.startupMemory.resident, 0)) MiB")
         print("resident, \(format(m.startupMemory.proportional, 0)) MiB proportional (shared pages, such as the Swift runtime's code, divided among the")
-        print("processes that map them: what the workers really add).\n")
+        print("processes that map them: what the workers really add). Without namespaces: \(format(m.startupMemoryUnconfined.resident, 0)) MiB resident,")
+        print("\(format(m.startupMemoryUnconfined.proportional, 0)) MiB proportional.\n")
     }
 }

@@ -134,6 +134,17 @@ int missive_sandbox_watch_parent(void);
    forbids). */
 void missive_sandbox_default_fatal_signals(void);
 
+/* In a confined worker, before stage 1: notes every path the worker then opens (open and openat) that is not in its
+   view, so that the host can say what a plugin looked for while it loaded. A thread started first (and so under no
+   filter) answers a seccomp user notification for each open, notes a missing absolute path that is not one the
+   dynamic loader searches for, and lets the call go on as if unwatched; stage 2 ends it, since it forbids opening.
+   Returns 0, or an errno value. */
+int missive_sandbox_audit_opens(void);
+
+/* Copies the paths noted so far into `buffer`, each followed by a NUL, as many as fit in `size` bytes; the count of
+   paths past the 64 kept goes in *dropped. Returns the bytes used. */
+size_t missive_sandbox_audited_paths(char *buffer, size_t size, int *dropped);
+
 /* Marks the calling process dumpable or not (prctl PR_SET_DUMPABLE). A process that is not cannot be traced, and its
    /proc/PID/mem, environ, maps and fd are closed to the other processes of its user; it writes no core file. Returns
    0, or an errno value. */

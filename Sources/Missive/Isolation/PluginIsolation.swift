@@ -175,11 +175,20 @@ extension MessageRegistry.Builder {
     /// Registers the plugin file at `path` to run isolated under `settings`, once its worker has loaded it: the
     /// refusals, the worker's failure to load it included. For the conformance suite's `isolation.worker` check.
     package mutating func registerIsolated(file path: String, settings: PluginIsolation) -> [MissiveError] {
+        var attempts: [String] = []
+        return registerIsolated(file: path, settings: settings, attempts: &attempts)
+    }
+
+    /// ``registerIsolated(file:settings:)``, with the paths outside its view that the plugin tried to open while it
+    /// loaded in a confined worker in `attempts` (followed by `and N more` when more were tried than kept).
+    package mutating func registerIsolated(file path: String, settings: PluginIsolation, attempts: inout [String]) -> [MissiveError] {
         do throws(MissiveError) {
             let metadata = try PluginMetadata.read(fromFile: path)
             try PluginLoader.checkSupported(metadata, path: path, logger: nil)
             let plugin = IsolatedPlugin(path: path, identity: FileIdentity.of(path), metadata: metadata, settings: settings, quarantine: nil, logger: nil)
-            return register(plugin, ready: try plugin.ready().get())
+            let ready = try plugin.ready().get()
+            attempts = ready.attempts + (ready.attemptsNotKept > 0 ? ["and \(ready.attemptsNotKept) more"] : [])
+            return register(plugin, ready: ready)
         } catch {
             return [error]
         }

@@ -10,15 +10,17 @@ extension PluginIsolation {
     /// limits or the filter could not be set.
     ///
     /// Options after the file: `--memory BYTES` (the address-space limit; 0 for none), `--spin MICROSECONDS` (how long
-    /// to look for the next request before sleeping) and `--no-filter` (no seccomp filter). Call it from a host's own executable when it passes that executable as the worker command; the
+    /// to look for the next request before sleeping), `--no-filter` (no seccomp filter) and `--audit` (report the
+    /// missing paths the plugin tried to open while loading, for a worker in its own view). Call it from a host's own executable when it passes that executable as the worker command; the
     /// `missive-plugin-worker` executable does only this.
     public static func runWorker(arguments: [String]) -> Int32 {
         guard let file = arguments.first else {
-            _ = FileBytes.writeAll("usage: \(workerExecutableName) PLUGIN-FILE [--memory BYTES] [--spin MICROSECONDS] [--no-filter]\n".utf8, to: STDERR_FILENO)
+            _ = FileBytes.writeAll("usage: \(workerExecutableName) PLUGIN-FILE [--memory BYTES] [--spin MICROSECONDS] [--no-filter] [--audit]\n".utf8, to: STDERR_FILENO)
             return 2
         }
         var memory: UInt64 = 0
         var filter = true
+        var audit = false
         var spin = 0
         var options = arguments.dropFirst().makeIterator()
         while let option = options.next() {
@@ -31,6 +33,8 @@ extension PluginIsolation {
                 spin = value
             case "--no-filter":
                 filter = false
+            case "--audit":
+                audit = true
             default:
                 return usage("unknown option \(option)")
             }
@@ -62,6 +66,11 @@ extension PluginIsolation {
         // handles them: they are relayed to the host as the crash they are.
         let relaying = missive_sandbox_relay_own_signals()
         if relaying != 0 { return refuse(MissiveError(.loadFailed, "the worker cannot relay its own signals: \(String(cString: strerror(relaying)))", file: file)) }
+        // In its own view, what the plugin looks for that is not there is worth telling its host (the view holds what it
+        // was handed; a plugin that opens /proc/<pid>/mem or a home folder while loading is looking for someone else's).
+        if audit && filter, case let status = missive_sandbox_audit_opens(), status != 0 {
+            return refuse(MissiveError(.loadFailed, "the worker cannot watch what its plugin opens: \(String(cString: strerror(status)))", file: file))
+        }
         if filter, case let status = missive_sandbox_restrict_loading(), status != 0 {
             return refuse(MissiveError(.loadFailed, "the worker cannot install its seccomp filter: \(String(cString: strerror(-status)))", file: file))
         }
@@ -78,6 +87,20 @@ extension PluginIsolation {
                 guard case .success(let content) = example.withUnsafeBufferPointer({ type.decode($0, received: example) }) else { continue }
                 WorkerAnswers.write(content, flags: [.view, .encoding], into: &output)
                 output.removeAll()
+            }
+        }
+        if audit && filter {
+            var buffer = [CChar](repeating: 0, count: 64 * 256)
+            var dropped: Int32 = 0
+            let used = missive_sandbox_audited_paths(&buffer, buffer.count, &dropped)
+            let paths = buffer[0..<used].split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+            if !paths.isEmpty {
+                output.beginFrame(.attempts, id: 0)
+                output.integer(UInt32(paths.count))
+                for path in paths { output.string(path) }
+                output.integer(UInt32(max(0, dropped)))
+                output.endFrame()
+                guard send(&output) else { return 0 }
             }
         }
         if filter, case let status = missive_sandbox_lock_down(), status != 0 {

@@ -80,7 +80,8 @@ final class WorkerProcess {
         }
         // The worker's standard error never blocks it: what the host has not read yet when the pipe is full is lost.
         _ = fcntl(pipe[1], F_SETFL, fcntl(pipe[1], F_GETFL) | O_NONBLOCK)
-        let argv = [executable] + command.dropFirst() + [plugin] + arguments
+        // A confined worker reports what its plugin looked for outside its view while loading.
+        let argv = [executable] + command.dropFirst() + [plugin] + arguments + (confine ? ["--audit"] : [])
         var pid: pid_t = 0
         var status: Int32
         var where_ = ""

@@ -33,6 +33,24 @@ struct WorkerView {
         return view
     }
 
+    /// Of the data files a plugin declared (absolute paths beside the plugin), those that are regular files inside the
+    /// plugin's folder once every symbolic link is followed: a declared file that leads out of the folder (a link to a
+    /// key in the home folder) is left out of the view, and `missive check`'s `metadata.files` reports it.
+    static func declaredFiles(_ paths: [String], pluginPath: String) -> [String] {
+        guard !paths.isEmpty, let folder = realPath(PluginMetadata.folder(ofPlugin: pluginPath)) else { return [] }
+        return paths.filter { path in
+            guard let real = realPath(path) else { return false }
+            var info = stat()
+            return real.hasPrefix(folder == "/" ? "/" : folder + "/") && stat(real, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+        }
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     private enum Leaf { case file, device }
 
     /// Puts the file at the absolute `path` in the view, with the folders and links on its way. A link in the path is

@@ -26,6 +26,9 @@ enum WorkerWire {
         case actionAnswer = 12
         /// Worker: the last answer of a decode has been sent.
         case done = 13
+        /// Worker, before `ready` and only with `--audit`: the paths outside its view the plugin tried to open while it
+        /// loaded (a count, the paths, and how many more were not kept).
+        case attempts = 14
         /// Worker: the seccomp filter stopped a system call (written by the SIGSYS handler, in C).
         case forbidden = 0x7f
         /// Worker: it sent itself a fatal signal, relayed because it is the first process of its PID namespace (written

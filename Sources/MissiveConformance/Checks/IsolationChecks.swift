@@ -3,8 +3,9 @@ import Missive
 
 /// Level 2: what a host that runs the plugin isolated sees (docs/PROTECTION.md, "Isolated plugins").
 ///
-/// The check starts the plugin in a real worker process, with the standard limits and the seccomp filter, as a host
-/// with ``PluginIsolation`` does, and decodes every example through it, with its view, and runs each action's first
+/// The check starts the plugin in a real worker process, with the standard limits, the seccomp filter and the
+/// namespaces with their view, as a host with ``PluginIsolation`` does (it names the missing paths the plugin tried to
+/// open while it loaded), and decodes every example through it, with its view, and runs each action's first
 /// example there. What decodes in process must decode there (what the answers hold, the other checks judge). A worker that crashes, hangs or is stopped
 /// by the filter (a plugin that opens a file, say) is reported with what it did: such a plugin cannot run isolated.
 enum IsolationChecks {
@@ -18,9 +19,13 @@ enum IsolationChecks {
             guard let command = workerCommand() else {
                 return .skipped("no plugin worker executable: missive-plugin-worker beside this executable, or MISSIVE_PLUGIN_WORKER")
             }
-            let settings = PluginIsolation(policy: .isolated, workerCommand: command)
+            // The walls a host puts up; where the kernel refuses namespaces, the check runs the worker without them (it
+            // judges the plugin, not the machine) and says so.
+            var settings = PluginIsolation(policy: .isolated, workerCommand: command)
+            settings.confinement = .namespacesWhenAvailable
             var builder = MessageRegistry.Builder()
-            let refusals = builder.registerIsolated(file: context.path, settings: settings)
+            var attempts: [String] = []
+            let refusals = builder.registerIsolated(file: context.path, settings: settings, attempts: &attempts)
             if let load = refusals.first(where: { $0.action == nil && $0.objectName == nil }) {
                 // A call the filter forbids: the plugin cannot run isolated. A worker that died loading it otherwise: in
                 // process, the same load or example crashes.
@@ -77,6 +82,14 @@ enum IsolationChecks {
                     return .failed(expected: "only the calls the worker's filter allows", seen: text)
                 }
                 return .crashed(text)
+            }
+            if problems.isEmpty, !attempts.isEmpty {
+                return .warning(
+                    "isolated, while loading it tried to open what is not in its view (a host hands a plugin only its file, its libraries and the "
+                        + "files it declares): \(attempts.joined(separator: ", "))")
+            }
+            if problems.isEmpty, settings.effectiveConfinement == .none, let refusal = PluginIsolation.namespaceRefusal {
+                return .noted("ran without namespaces: \(refusal)")
             }
             return outcome(expected: "every example to decode isolated as it does in process", problems: problems)
         }
