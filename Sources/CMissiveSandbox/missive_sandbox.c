@@ -19,11 +19,16 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
+
+#ifndef ST_VALID
+#define ST_VALID 0x0020
+#endif
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -126,15 +131,17 @@ static const char *under_root(const struct confined_plan *plan, const char *path
 /* The flags a read-only remount of a bind mount of `source` must keep: the kernel refuses to clear, in a user
    namespace, the flags the source's mount has (nosuid, nodev, noexec and the access-time ones). */
 static unsigned long kept_flags(int source) {
-    struct statvfs info;
-    if (fstatvfs(source, &info) != 0) return 0;
+    /* fstatfs is the system call alone (fstatvfs may read /proc/mounts, which allocates); its f_flags carry the
+       ST_ mount flags. */
+    struct statfs info;
+    if (fstatfs(source, &info) != 0 || !(info.f_flags & ST_VALID)) return 0;
     unsigned long flags = 0;
-    if (info.f_flag & ST_NOSUID) flags |= MS_NOSUID;
-    if (info.f_flag & ST_NODEV) flags |= MS_NODEV;
-    if (info.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
-    if (info.f_flag & ST_NOATIME) flags |= MS_NOATIME;
-    if (info.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
-    if (info.f_flag & ST_RELATIME) flags |= MS_RELATIME;
+    if (info.f_flags & ST_NOSUID) flags |= MS_NOSUID;
+    if (info.f_flags & ST_NODEV) flags |= MS_NODEV;
+    if (info.f_flags & ST_NOEXEC) flags |= MS_NOEXEC;
+    if (info.f_flags & ST_NOATIME) flags |= MS_NOATIME;
+    if (info.f_flags & ST_NODIRATIME) flags |= MS_NODIRATIME;
+    if (info.f_flags & ST_RELATIME) flags |= MS_RELATIME;
     return flags;
 }
 

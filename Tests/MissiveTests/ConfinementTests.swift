@@ -103,6 +103,37 @@ struct ConfinementTests {
         }
     }
 
+    @Test("a plugin reads the data file it declares in its view, and not an undeclared file beside it")
+    func aDeclaredFileIsInTheViewAndNothingElseOfItsFolder() async throws {
+        try await Fixtures.blocking {
+            for confinement in [PluginIsolation.Confinement.namespaces, .none] {
+                let folder = try Fixtures.stage(["DataFile"])
+                try FileManager.default.createDirectory(atPath: folder + "/DataFile", withIntermediateDirectories: true)
+                try Data("declared words\n".utf8).write(to: URL(fileURLWithPath: folder + "/DataFile/words.txt"))
+                try Data("undeclared words\n".utf8).write(to: URL(fileURLWithPath: folder + "/DataFile/undeclared.txt"))
+                var protection = PluginProtection()
+                // Without the filter, which forbids opening any file once loaded: the view alone decides what opens.
+                protection.isolation = PluginIsolation(
+                    policy: .isolated, workerCommand: IsolationTests.workerCommand, callCPUSeconds: 5, callWallSeconds: 20, systemCallFilter: false)
+                protection.isolation.confinement = confinement
+                let registry = MessageRegistry.discover(searchPath: Fixtures.searchPath(folder), protection: protection).registry
+                func digest(_ word: String) -> String {
+                    let message = registry.decode([
+                        Envelope(id: word, conversationID: "c", senderID: "u", sentAt: 1, objectName: "fixture:datafile", content: Array("{\"file\":\"\(word)\",\"fixture\":true}".utf8))
+                    ])[0]
+                    return message.isKnown ? message.digest : "unknown: \(message.unknown?.reason.description ?? "")"
+                }
+                #expect(digest("read") == "declared words", "\(confinement)")
+                let sibling = digest("sibling")
+                if confinement == .namespaces {
+                    #expect(sibling.hasPrefix("undeclared file not read"), "\(sibling)")
+                } else {
+                    #expect(sibling == "undeclared file read: undeclared words", "\(sibling)")
+                }
+            }
+        }
+    }
+
     @Test("a plugin that aborts in its confined worker, the first process of its PID namespace, is reported as SIGABRT")
     func abortIsReportedWithItsSignal() async throws {
         try await Fixtures.blocking {
