@@ -1,14 +1,8 @@
 import MissiveCore
-import SwiftCompilerPlugin
 import SwiftParser
 import SwiftSyntax
 import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
-
-@main
-struct MissiveMacrosPlugin: CompilerPlugin {
-    let providingMacros: [any Macro.Type] = [MissiveMessageMacro.self, MissivePluginMacro.self, MissiveActionMacro.self, MissiveCodingMacro.self]
-}
 
 /// A compile-time error in a macro's use.
 struct MacroUsageError: Error, CustomStringConvertible {
@@ -66,7 +60,7 @@ func metadataDeclaration(named name: String, records: [String]) -> DeclSyntax {
 }
 
 /// `@MissiveMessage("name", businessID: "id", persistence: .counted)`.
-public struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
+package struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
     struct Declared {
         var objectName: String
         var businessID: String?
@@ -186,7 +180,7 @@ private func groupName(_ group: some DeclGroupSyntax) -> String {
 }
 
 /// `#MissivePlugin(name:version:vendor:types:)`.
-public struct MissivePluginMacro: DeclarationMacro {
+package struct MissivePluginMacro: DeclarationMacro {
     public static func expansion(
         of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {

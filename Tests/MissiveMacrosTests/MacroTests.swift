@@ -3,7 +3,7 @@ import SwiftParser
 import SwiftSyntax
 import Testing
 
-@testable import MissiveMacros
+@testable import MissiveMacrosSupport
 
 /// The SDK's macros refuse, while compiling, the names a host would refuse at load time.
 @Suite struct MacroTests {
