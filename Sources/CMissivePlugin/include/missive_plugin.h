@@ -30,7 +30,9 @@
  *   faster what the core functions answer (missive.text.v1) may join an
  *   existing minor: a host that does not know its id never asks for it, and
  *   a plugin that offers it keeps every core function, so it loads and works
- *   in every host of that minor.
+ *   in every host of that minor. So may a metadata record that a host may
+ *   ignore without harm, such as the file record ("Data files"): a host
+ *   that does not know it skips it, and the plugin works there as before.
  *
  * Ownership
  *   - Every pointer in a descriptor (strings, arrays, examples, contexts) is
@@ -1108,9 +1110,11 @@ MISSIVE_STATIC_ASSERT_(sizeof(missive_actions_v1) == 16 && offsetof(missive_acti
  *    "id":"demo.rating.create","title":"Rate","icon":"star","priority":40,
  *    "signature":"int32(int32 score, string comment, sink out)",
  *    "symbol":"rating_rate"}
+ *   {"record":"file","path":"data/words.txt"}
  * Exactly one plugin record, one container record per declared container,
- * one type record per type and one action record per action (see "The
- * actions extension"). An action record's "kind" is "message" or "composer"
+ * one type record per type, one action record per action (see "The
+ * actions extension") and one file record per data file (see "Data
+ * files"). An action record's "kind" is "message" or "composer"
  * and its "yields" is "content" or "url" ("content" when left out; composer
  * actions leave it out); "symbol" is left out for an action the extension
  * gives only as a function pointer. Its examples are in the extension only. "businessID" (an MS:Custom value) and the
@@ -1153,6 +1157,27 @@ MISSIVE_STATIC_ASSERT_(sizeof(missive_actions_v1) == 16 && offsetof(missive_acti
  *       "rating_rate");
  * An action's priority is an integer literal; its yields is "content" or
  * "url".
+ *
+ * Data files
+ *   A plugin that reads a file of its own (a dictionary, a font) declares it,
+ *   once per file, with a path relative to the folder that holds the plugin
+ *   file:
+ *     MISSIVE_METADATA_FILE("data/words.txt");
+ *   A host that confines the plugin (runs it isolated, in a file system view
+ *   of its own) lets it read the files it declares, read-only, and no other
+ *   file; in process nothing changes. The plugin finds its folder itself, for
+ *   example with dladdr on a function or object of its own. A path is 1 to 1024 bytes,
+ *   each component 1 to 255, in its one normal spelling: not absolute, no
+ *   empty component ("//", a trailing "/"), no "." or ".." component, no
+ *   control character. A plugin declares at most 64 files, each once. The
+ *   macro refuses an absolute path while compiling; a host refuses metadata
+ *   that breaks any other rule (invalid-metadata), naming the path and the
+ *   rule, so the plugin is not loaded. The file record joins
+ *   ABI 1.1: a host that does not know it ignores it, as it ignores every
+ *   record kind it does not know, and such a host (Missive 0.7 and earlier)
+ *   runs every plugin in process, where the plugin reads its files as it
+ *   always could. missive check's metadata.files checks that each declared
+ *   file is a readable regular file inside the folder.
  * ------------------------------------------------------------------------- */
 
 #define MISSIVE_STRINGIFY_(x) #x
@@ -1253,6 +1278,19 @@ MISSIVE_STATIC_ASSERT_(sizeof(missive_actions_v1) == 16 && offsetof(missive_acti
                             "\",\"id\":\"" id "\",\"title\":\"" title "\",\"icon\":\"" icon                \
                             "\",\"priority\":" MISSIVE_STRINGIFY(priority)                                  \
                             ",\"signature\":\"" signature "\",\"symbol\":\"" symbol "\"}")
+
+/* A data file the plugin reads (see "Data files" above): a path relative to
+ * the plugin file's folder. Refuses an absolute path while compiling. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MISSIVE_CHECK_RELATIVE_(path)                                                               \
+    MISSIVE_STATIC_ASSERT_(__builtin_strncmp((path), "/", 1) != 0,                                  \
+                           "Missive metadata: the data file " #path " must be a path relative to the folder that holds the plugin");
+#else
+#define MISSIVE_CHECK_RELATIVE_(path)
+#endif
+#define MISSIVE_METADATA_FILE(path)                                                                 \
+    MISSIVE_CHECK_TEXT_(path) MISSIVE_CHECK_RELATIVE_(path)                                         \
+    MISSIVE_METADATA_RECORD("{\"record\":\"file\",\"path\":\"" path "\"}")
 
 /* The entry every plugin exports: define it with this exact signature. */
 MISSIVE_EXPORT const missive_plugin *missive_plugin_entry_v1(const missive_host *host);

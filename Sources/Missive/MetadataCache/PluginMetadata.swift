@@ -88,6 +88,11 @@ public struct PluginMetadata: Sendable, Hashable {
     public var types: [TypeEntry]
     /// The actions, in the order the section lists them.
     public var actions: [ActionEntry]
+    /// The data files the plugin reads (a dictionary, a font), in the order the section lists its `file`
+    /// records: each a path relative to the folder of the plugin file, read-only, in its normal spelling (no
+    /// `..`, `.` or empty component; no leading `/`). A host that confines the plugin lets it read these and
+    /// no other file; ``read(fromFile:)`` refuses metadata that declares an invalid path.
+    public var dataFiles: [String] = []
 
     /// The ABI version as `major.minor`, for example `1.0`: the one spelling Missive shows everywhere.
     public var abiVersion: String { "\(abiMajor).\(abiMinor)" }
@@ -137,6 +142,7 @@ public struct PluginMetadata: Sendable, Hashable {
         var types: [TypeEntry] = []
         var containers: [MessageContainer] = []
         var actions: [ActionEntry] = []
+        var dataFiles: [String] = []
         for chunk in records(in: section) {
             let record = try Record(chunk)
             guard record.kind != nil else { throw MissiveError(.invalidMetadata, "a record has no string 'record' naming its kind") }
@@ -178,14 +184,20 @@ public struct PluginMetadata: Sendable, Hashable {
                 containers.append(MessageContainer(objectName: objectName, key: key, keyKind: kind))
             case "action":
                 actions.append(try actionEntry(record))
+            case "file":
+                guard let path = record.path else { throw MissiveError(.invalidMetadata, "a file record has no string 'path'") }
+                dataFiles.append(path)
             default:
                 // A record kind of a later version: ignored, as unknown members are.
                 continue
             }
         }
         guard let plugin else { throw MissiveError(.invalidMetadata, "no plugin record") }
-        return PluginMetadata(name: plugin.name, version: plugin.version, vendor: plugin.vendor, abiMajor: plugin.abi,
-                              abiMinor: plugin.abiMinor, swiftVersion: plugin.swift, containers: containers, types: types, actions: actions)
+        if let problem = DataFileGrammar.problem(in: dataFiles) { throw MissiveError(.invalidMetadata, problem) }
+        var metadata = PluginMetadata(name: plugin.name, version: plugin.version, vendor: plugin.vendor, abiMajor: plugin.abi,
+                                      abiMinor: plugin.abiMinor, swiftVersion: plugin.swift, containers: containers, types: types, actions: actions)
+        metadata.dataFiles = dataFiles
+        return metadata
     }
 
     /// The entry of an `action` record, whose members must be present and of the right JSON kind.
@@ -223,6 +235,8 @@ public struct PluginMetadata: Sendable, Hashable {
         // Action records.
         var actionKind: String?, id: String?, title: String?, icon: String?, yields: String?, signature: String?, symbol: String?
         var priority: Int64?
+        // File records.
+        var path: String?
         var yieldsPresent = false, symbolPresent = false
 
         init(_ bytes: ArraySlice<UInt8>) throws(MissiveError) {
@@ -270,6 +284,7 @@ public struct PluginMetadata: Sendable, Hashable {
                         case "symbol":
                             record.symbolPresent = true
                             record.symbol = reader.stringValue(range)
+                        case "path": record.path = reader.stringValue(range)
                         default: break
                         }
                     }

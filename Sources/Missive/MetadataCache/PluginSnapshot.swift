@@ -15,7 +15,7 @@ import MissiveCore
 ///          everything after the header
 /// index    per entry, sorted by hash: FNV-1a 64 of the path u64, entry offset u32, entry length u32
 /// entries  path, identity (7 × u64), name, version, vendor, abi major and minor (2 × u64), swift?,
-///          containers, types, actions (each a u32 count, then the fields), the scan verdict?
+///          containers, types, actions, data files (each a u32 count, then the fields), the scan verdict?
 /// ```
 /// A string is a u32 byte count and the bytes; an absent optional string has the count `0xFFFF_FFFF`.
 /// Everything read from the file is checked against its length and its checksum: a truncated or corrupt
@@ -24,7 +24,7 @@ import MissiveCore
 /// can write a valid one, which is why the loader still compares every descriptor with the metadata.
 enum PluginSnapshot {
     static let magic = Array("missive-snapshot".utf8)
-    static let format: UInt32 = 6
+    static let format: UInt32 = 7
     static let headerSize = 40
     static let indexEntrySize = 16
     /// The largest snapshot read: far beyond ``PluginMetadataCache``'s capacity, so a bigger file is not one.
@@ -243,6 +243,15 @@ enum PluginSnapshot {
                 actions.append(PluginMetadata.ActionEntry(kind: kind, objectName: objectName, id: id, title: title, icon: icon,
                                                           priority: Int32(bitPattern: priority), yields: yields, signature: signature, symbol: symbol))
             }
+            guard let dataFileCount = u32(), Int(dataFileCount) <= DataFileGrammar.maxCount else { return nil }
+            var dataFiles: [String] = []
+            for _ in 0..<dataFileCount {
+                guard let path = string() else { return nil }
+                dataFiles.append(path)
+            }
+            // The paths were checked when the metadata was read; a snapshot that breaks the rules was written on
+            // purpose, and is not trusted.
+            guard DataFileGrammar.problem(in: dataFiles) == nil else { return nil }
             guard let hasScan = u8(), hasScan <= 1 else { return nil }
             var scan: PluginMetadataCache.ScanRecord?
             if hasScan == 1 {
@@ -253,8 +262,9 @@ enum PluginSnapshot {
                                                       hungAfter: hasHung == 1 ? Double(bitPattern: hung) : nil)
             }
             guard isAtEnd, let major = Int(exactly: abiMajor), let minor = Int(exactly: abiMinor) else { return nil }
-            let metadata = PluginMetadata(name: name, version: version, vendor: vendor, abiMajor: major, abiMinor: minor, swiftVersion: swift,
+            var metadata = PluginMetadata(name: name, version: version, vendor: vendor, abiMajor: major, abiMinor: minor, swiftVersion: swift,
                                           containers: containers, types: types, actions: actions)
+            metadata.dataFiles = dataFiles
             return Record(path: path, identity: identity, metadata: metadata, scan: scan)
         }
     }
@@ -317,6 +327,8 @@ enum PluginSnapshot {
                 string(action.signature)
                 optionalString(action.symbol)
             }
+            u32(UInt32(metadata.dataFiles.count))
+            for path in metadata.dataFiles { string(path) }
             guard let scan = record.scan else { return u8(0) }
             u8(1)
             u8(scan.passed ? 1 : 0)

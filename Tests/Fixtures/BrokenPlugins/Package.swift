@@ -46,10 +46,12 @@ let brokenPlugins = [
 ]
 
 /// Valid plugins for what the samples do not show: a container with an integer key, a view with an element
-/// of a newer kind and its fallback, an action for each parameter type of the signature grammar, and (built below) the C sample as released for ABI 1.0, built with the
+/// of a newer kind and its fallback, an action for each parameter type of the signature grammar, a data file
+/// the plugin declares and reads (`DataFile`: `DataFile/words.txt` beside the library, which the tests that use
+/// it write), and (built below) the C sample as released for ABI 1.0, built with the
 /// 1.0 header (`Legacy10/include`), which every later host must load, and the C sample with a decode that
 /// takes 3 ms (`SlowRating`), which the checker must pass with warnings, not time out.
-let validPlugins = ["IntegerContainer", "ViewFallback", "ActionTypes"]
+let validPlugins = ["IntegerContainer", "ViewFallback", "ActionTypes", "DataFile"]
 
 /// Correct copies of the C sample, `SampleTypes/CRating/rating.c` (linked into each folder), built under
 /// another identity, for the tests of installing and of `--against`: an older version of the same plugin,
