@@ -198,6 +198,7 @@ package struct MissivePluginMacro: DeclarationMacro {
             ("record", "plugin"), ("abi", 1), ("abiMinor", 1), ("name", name), ("version", version), ("vendor", vendor),
             ("swift", SwiftCompiler.version),
         ])
+        let dataFiles = try dataFileDeclarations(arguments["dataFiles"])
         let containerList = arguments["containers"].map { "\($0.trimmed)" } ?? "[]"
         var declarations: [DeclSyntax] = [metadataDeclaration(named: "_missiveMetadata_plugin", record: record)]
         if !containers.isEmpty {
@@ -205,6 +206,10 @@ package struct MissivePluginMacro: DeclarationMacro {
                 jsonRecord([("record", "container"), ("objectName", container.objectName), ("key", container.key), ("keyKind", container.keyKind.rawValue)])
             }
             declarations.append(metadataDeclaration(named: "_missiveMetadata_containers", records: records))
+        }
+        if !dataFiles.isEmpty {
+            let records = dataFiles.map { jsonRecord([("record", "file"), ("path", $0)]) }
+            declarations.append(metadataDeclaration(named: "_missiveMetadata_files", records: records))
         }
         return declarations + [
             """
@@ -219,6 +224,17 @@ package struct MissivePluginMacro: DeclarationMacro {
             }
             """,
         ]
+    }
+
+    /// The paths of a `dataFiles:` array literal of string literals, checked as the host will check them.
+    static func dataFileDeclarations(_ expression: ExprSyntax?) throws -> [String] {
+        guard let expression else { return [] }
+        guard let array = expression.as(ArrayExprSyntax.self) else {
+            throw MacroUsageError("dataFiles must be an array literal of string literals, like [\"data/words.txt\"]")
+        }
+        let paths = try array.elements.map { try MacroArguments.string($0.expression, "each data file") }
+        if let problem = DataFileGrammar.problem(in: paths) { throw MacroUsageError(problem) }
+        return paths
     }
 
     /// The containers of a `containers:` array literal of `MessageContainer(objectName:key:keyKind:)` calls

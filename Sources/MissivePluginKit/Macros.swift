@@ -22,7 +22,7 @@
 ///
 /// `businessID` is the value its container dispatches on to reach the type: by default the container is
 /// `MS:Custom`, whose content carries a `businessID` member. To register under a container the plugin
-/// declares in ``MissivePlugin(name:version:vendor:containers:types:)``, name it:
+/// declares in ``MissivePlugin(name:version:vendor:containers:types:dataFiles:)``, name it:
 ///
 /// ```swift
 /// @MissiveMessage("matrix:text", container: "m.room.message", businessID: "m.text", persistence: .counted)
@@ -66,9 +66,24 @@ public macro MissiveMessage(_ objectName: String, container: String? = nil, busi
 ///                containers: [MessageContainer(objectName: "m.room.message", key: "msgtype", keyKind: .string)],
 ///                types: [MatrixText.self, MatrixNotice.self])
 /// ```
-@freestanding(declaration, names: named(_missiveMetadata_plugin), named(_missivePluginExport), named(_missivePluginEntry), named(_missiveMetadata_containers))
-public macro MissivePlugin(name: String, version: String, vendor: String, containers: [MessageContainer] = [], types: [any MessageType.Type]) =
-    #externalMacro(module: "MissiveMacros", type: "MissivePluginMacro")
+///
+/// A plugin that reads files of its own (a dictionary, a font) declares each one, as a string literal
+/// relative to the folder of the plugin's `.so` file:
+///
+/// ```swift
+/// #MissivePlugin(name: "WordGame", version: "1.0.0", vendor: "Acme", types: [WordMessage.self],
+///                dataFiles: ["data/words.txt"])
+/// ```
+///
+/// A host that runs the plugin isolated lets it read these files, read-only, and no other file. A path is in
+/// its normal spelling: not absolute, without `.`, `..` or empty components; the macro refuses any other, as
+/// the host would. Ship the files beside the plugin; `missive check` checks that they are there.
+@freestanding(
+    declaration, names: named(_missiveMetadata_plugin), named(_missivePluginExport), named(_missivePluginEntry), named(_missiveMetadata_containers),
+    named(_missiveMetadata_files))
+public macro MissivePlugin(
+    name: String, version: String, vendor: String, containers: [MessageContainer] = [], types: [any MessageType.Type], dataFiles: [String] = []
+) = #externalMacro(module: "MissiveMacros", type: "MissivePluginMacro")
 
 /// Declares a method of a `@MissiveMessage` type as an action the host can call (missive_plugin.h, "The
 /// actions extension"). Write it in the type's body, where `@MissiveMessage` sees it:

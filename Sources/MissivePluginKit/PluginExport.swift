@@ -3,7 +3,7 @@ import Foundation
 
 /// A plugin's C descriptor, built from its Swift message types.
 ///
-/// ``MissivePlugin(name:version:vendor:containers:types:)`` creates one as a global constant and returns its
+/// ``MissivePlugin(name:version:vendor:containers:types:dataFiles:)`` creates one as a global constant and returns its
 /// descriptor from the entry symbol; plugin authors don't use this type directly. The descriptor, its
 /// strings and its examples are allocated once and owned by this object, which a plugin keeps for the life
 /// of the process, as the ABI requires.
