@@ -5,6 +5,9 @@ import Missive
 package enum CheckOutcome: Sendable, Hashable {
     /// The plugin does what the check requires.
     case passed
+    /// The plugin does what the check requires, and the check says what it saw (for example, the data files the
+    /// plugin declares). It counts and is reported as `passed`, with the note as its detail.
+    case noted(String)
     /// The plugin does not: what was expected, and what was seen.
     case failed(expected: String, seen: String)
     /// The process running the check died: the signal or exit code.
@@ -19,7 +22,7 @@ package enum CheckOutcome: Sendable, Hashable {
     /// The stable name used in the JSON output: `passed`, `failed`, `crashed`, `timed-out`, `skipped` or `warning`.
     package var name: String {
         switch self {
-        case .passed: "passed"
+        case .passed, .noted: "passed"
         case .failed: "failed"
         case .crashed: "crashed"
         case .timedOut: "timed-out"
@@ -28,10 +31,11 @@ package enum CheckOutcome: Sendable, Hashable {
         }
     }
 
-    /// A one-line explanation; empty for `passed`.
+    /// A one-line explanation; empty for `passed`, the note for `noted`.
     package var detail: String {
         switch self {
         case .passed: ""
+        case .noted(let note): note
         case .failed(let expected, let seen): "expected \(expected); saw \(seen)"
         case .crashed(let how): how
         case .timedOut(let seconds): "killed after \(Self.format(seconds)) s"
@@ -44,7 +48,7 @@ package enum CheckOutcome: Sendable, Hashable {
     package var isFailure: Bool {
         switch self {
         case .failed, .crashed, .timedOut: true
-        case .passed, .skipped, .warning: false
+        case .passed, .noted, .skipped, .warning: false
         }
     }
 

@@ -2,7 +2,7 @@
 package enum ConformanceCatalog {
     /// All checks.
     package static let checks: [ConformanceCheck] =
-        LoadingChecks.all + ProcessChecks.all + IsolationChecks.all + DeclarationChecks.all + BehaviourChecks.all + TextChecks.all + ContentChecks.all + ViewChecks.all + ActionChecks.all
+        LoadingChecks.all + DataFileChecks.all + ProcessChecks.all + IsolationChecks.all + DeclarationChecks.all + BehaviourChecks.all + TextChecks.all + ContentChecks.all + ViewChecks.all + ActionChecks.all
             + GarbageChecks.all + ResourceChecks.all
 
     /// The check with this id.

@@ -5,7 +5,7 @@ import MissiveCommandLine
 extension MissiveCommand {
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a plugin file's metadata (identity, containers, types and actions), read from the file without loading or running it.",
+            abstract: "Print a plugin file's metadata (identity, containers, types, actions and data files), read from the file without loading or running it.",
             discussion: "A file that is not a Missive plugin gets an error and exit code 1.")
 
         @Argument(help: "The plugin's shared object (.so).", transform: CommandLinePath.resolve)
@@ -48,6 +48,10 @@ extension MissiveCommand {
                          action.kind == .message ? action.yields.rawValue : "-", action.signature, action.symbol ?? "-"]
                     }))
                 }
+                if !metadata.dataFiles.isEmpty {
+                    Console.out("Data files (\(metadata.dataFiles.count), read-only, relative to \(PluginMetadata.folder(ofPlugin: file))):")
+                    for path in metadata.dataFiles { Console.out("  " + TextHygiene.line(path)) }
+                }
             }
         }
     }
@@ -68,6 +72,8 @@ struct InspectJSON: CLIJSON {
     var containers: [ContainerJSON]
     var types: [TypeEntry]
     var actions: [ActionRecord]
+    /// The data files the plugin declares, as written: paths relative to its folder.
+    var dataFiles: [String]
 
     /// One type the metadata declares.
     struct TypeEntry: Encodable {
@@ -122,6 +128,7 @@ extension InspectJSON {
                 ActionRecord(
                     kind: action.kind.rawValue, id: action.id, objectName: action.objectName, title: action.title, icon: action.icon,
                     priority: action.priority, yields: action.yields.rawValue, signature: action.signature, symbol: action.symbol)
-            })
+            },
+            dataFiles: metadata.dataFiles)
     }
 }

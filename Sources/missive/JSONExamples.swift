@@ -89,7 +89,8 @@ extension InspectJSON {
     static let example = InspectJSON(
         file: "libX.so", name: "X", version: "1.0.0", vendor: "V", abi: 1, abiVersion: "1.1", swiftVersion: "6.3", containers: [.example],
         types: [.init(objectName: "x:y", businessID: "b", container: "MS:Custom", persistence: .flag(.example), media: false)],
-        actions: [.init(kind: "message", id: "vote", objectName: "x:y", title: "T", icon: "i", priority: 1, yields: "url", signature: "s", symbol: "x_vote")])
+        actions: [.init(kind: "message", id: "vote", objectName: "x:y", title: "T", icon: "i", priority: 1, yields: "url", signature: "s", symbol: "x_vote")],
+        dataFiles: ["data/words.txt"])
 }
 
 extension DecodeJSON {

@@ -24,7 +24,9 @@ package enum JUnitReport {
                 xml += "    <testcase classname=\(attribute("missive.check." + name)) name=\(attribute(result.id)) time=\(attribute(String(format: "%.6f", result.duration)))"
                 switch (kind(result), result.outcome.detail) {
                 case (nil, ""): xml += "/>\n"
-                case (nil, let detail): xml += "><system-out>\(escape((result.isExpectedFailure ? "expected failure: " : "warning: ") + detail))</system-out></testcase>\n"
+                case (nil, let detail):
+                    let prefix = result.isExpectedFailure ? "expected failure: " : { if case .warning = result.outcome { "warning: " } else { "" } }()
+                    xml += "><system-out>\(escape(prefix + detail))</system-out></testcase>\n"
                 case ("skipped"?, let detail): xml += "><skipped message=\(attribute(detail))/></testcase>\n"
                 case (let element?, let detail):
                     let body = ([detail] + (result.crash.map { TextReport.crashLines($0, indent: "") } ?? [])).joined(separator: "\n")
@@ -41,7 +43,7 @@ package enum JUnitReport {
     private static func kind(_ result: CheckResult) -> String? {
         if result.isExpectedFailure { return nil }
         switch result.outcome {
-        case .passed, .warning: return nil
+        case .passed, .noted, .warning: return nil
         case .failed: return "failure"
         case .crashed, .timedOut: return "error"
         case .skipped: return "skipped"

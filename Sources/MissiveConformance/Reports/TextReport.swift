@@ -4,7 +4,7 @@ package enum TextReport {
     static func label(_ result: CheckResult) -> String {
         if result.isExpectedFailure { return "XFAIL" }
         switch result.outcome {
-        case .passed: return "PASS"
+        case .passed, .noted: return "PASS"
         case .failed: return "FAIL"
         case .crashed: return "CRASH"
         case .timedOut: return "TIMEOUT"
