@@ -82,7 +82,7 @@ extension ListJSON {
         types: [.init(
             objectName: "x:y", businessID: "b", container: "MS:Custom", dispatchesOn: .example, persistence: .example, media: false, origin: "plugin",
             plugin: .example, isolated: false)],
-        plugins: [.example], isolatedPlugins: [.example], rejected: [.example])
+        plugins: [.example], isolatedPlugins: [.example], workerConfinement: PluginIsolation.Confinement.namespaces.rawValue, rejected: [.example])
 }
 
 extension InspectJSON {
