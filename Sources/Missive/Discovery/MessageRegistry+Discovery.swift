@@ -83,10 +83,13 @@ extension MessageRegistry.Builder {
         // The isolated plugins' workers all start before any is waited for, so that they load at once.
         var isolated: [String: IsolatedPlugin] = [:]
         var isolatedInfos: [PluginInfo] = []
+        // One memory of failed messages for the isolated plugins of this discovery, unless the host gives one.
+        let failures = protection.failureMemory ?? PluginFailureMemory()
         for (file, identity, result) in found where decisions.isolated.contains(file) && decisions.withheld[file] == nil {
             guard case .success(let metadata) = result else { continue }
             let plugin = IsolatedPlugin(
-                path: file, identity: identity, metadata: metadata, settings: protection.isolation, quarantine: protection.quarantine, logger: logger)
+                path: file, identity: identity, metadata: metadata, settings: protection.isolation, quarantine: protection.quarantine, logger: logger,
+                failures: failures)
             plugin.begin()
             isolated[file] = plugin
         }

@@ -23,6 +23,11 @@ public struct PluginProtection: Sendable {
     /// Which plugins run in a worker process of their own, and the workers' limits; ``PluginIsolation/none`` (every
     /// plugin in process) unless set. Neither ``init(trust:scanner:quarantine:)`` nor ``standard(environment:)`` sets it.
     public var isolation: PluginIsolation = .none
+    /// Where isolated plugins remember the messages they failed on (a crash, a hang, a forbidden call), so that each
+    /// costs its deadline once; `nil` (the default) gives the plugins of each discovery a memory of their own, for as
+    /// long as the registry lives (``MessageRegistry/pluginFailureMemories``). Set one to share it between
+    /// discoveries, or to fill it from a store before the first decode.
+    public var failureMemory: PluginFailureMemory?
 
     /// Protection with these parts.
     public init(trust: PluginTrustPolicy? = nil, scanner: PluginScanner? = nil, quarantine: PluginQuarantine? = nil) {

@@ -83,6 +83,20 @@ public final class IsolatedContent: MessageContent, Sendable {
     ) -> Result<[UInt8]?, MissiveError> {
         if let kept = fetched.withLock({ $0[keyPath: keyPath] }) { return kept }
         let answer: Result<[UInt8]?, MissiveError>
+        let operation: PluginFailure.Operation = flag == .view ? .view : .encoding
+        if let remembered = isolated.rememberedFailure(objectName: objectName, content: receivedContent ?? [], operation: operation) {
+            // The part failed on this content before: not asked again.
+            answer = .failure(remembered)
+        } else {
+            answer = fetch(flag)
+        }
+        fetched.withLock { $0[keyPath: keyPath] = answer }
+        return answer
+    }
+
+    /// A part, from the worker.
+    private func fetch(_ flag: WorkerWire.DecodeFlags) -> Result<[UInt8]?, MissiveError> {
+        let answer: Result<[UInt8]?, MissiveError>
         switch isolated.decode([(objectName, receivedContent ?? [])], flags: flag).first {
         case .decoded(let parts)?:
             answer = (flag == .view ? parts.view : parts.encoding) ?? .success(nil)
@@ -91,7 +105,6 @@ public final class IsolatedContent: MessageContent, Sendable {
         case nil:
             answer = .failure(MissiveError(.pluginCrashed, "the worker gave no answer", file: isolated.path, objectName: objectName))
         }
-        fetched.withLock { $0[keyPath: keyPath] = answer }
         return answer
     }
 }

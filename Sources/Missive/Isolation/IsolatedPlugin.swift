@@ -20,6 +20,8 @@ final class IsolatedPlugin: Sendable {
     private let quarantine: PluginQuarantine?
     private let logger: Logger?
     private let state: Locked<State>
+    /// The messages the plugin failed on, answered without its worker (``PluginFailureMemory``).
+    let failures: PluginFailureMemory
 
     /// What the worker reported once the plugin loaded.
     struct Ready: Sendable {
@@ -44,7 +46,11 @@ final class IsolatedPlugin: Sendable {
         var ready: Result<Ready, MissiveError>?
     }
 
-    init(path: String, identity: FileIdentity?, metadata: PluginMetadata, settings: PluginIsolation, quarantine: PluginQuarantine?, logger: Logger?) {
+    init(
+        path: String, identity: FileIdentity?, metadata: PluginMetadata, settings: PluginIsolation, quarantine: PluginQuarantine?, logger: Logger?,
+        failures: PluginFailureMemory? = nil
+    ) {
+        self.failures = failures ?? PluginFailureMemory()
         self.path = path
         self.identity = identity
         self.metadata = metadata
@@ -175,43 +181,139 @@ final class IsolatedPlugin: Sendable {
     // MARK: Decoding
 
     /// Decodes messages of the plugin's types: one answer per item, in order. Never fails as a whole.
+    ///
+    /// A message the plugin failed on before (``PluginFailureMemory``) is answered with that failure at once, without
+    /// the worker and without waiting for a call in flight; a part (the view, the encoding) it failed on is left out of
+    /// the request and answered with its failure. The memory is looked at again once the plugin's lock is held, since
+    /// a call that waited for it may find a failure that the call before it just met.
     func decode(_ items: [(objectName: String, content: [UInt8])], flags: WorkerWire.DecodeFlags = []) -> [Answer] {
         guard !items.isEmpty else { return [] }
-        return state.withLock { state in
-            var answers = [Answer?](repeating: nil, count: items.count)
-            let all = Array(items.indices)
-            switch run(&state, all, items, flags, into: &answers) {
-            case .finished:
-                return answers.map { $0! }
-            case .notStarted(let error):
-                return items.map { _ in .failed(error) }
-            case .failed(let failure):
-                logger?.warning(
-                    "an isolated plugin's worker failed during a batch; trying the messages it had not answered one at a time",
-                    metadata: ["missive.file": "\(path)", "missive.reason": "\(failure.reason)\(failure.output)"])
-            }
-            // The messages in flight, one at a time, each on a worker of its own if need be.
-            for index in all where answers[index] == nil {
-                switch run(&state, [index], items, flags, into: &answers) {
-                case .finished: continue
-                case .notStarted(let error):
-                    answers[index] = .failed(withdraw(&state, notStarting: error))
-                case .failed(let failure):
-                    let crash = MissiveError(.pluginCrashed, failure.reason, file: path, objectName: items[index].objectName)
-                    recordCrash(&state, failure, objectName: items[index].objectName, operation: flags.isEmpty ? "decode" : "view")
-                    // A view or an encoding that crashes costs that part, not the message: as in process, the message
-                    // decodes and the part fails.
-                    if !flags.isEmpty, state.withdrawn == nil, case .finished = run(&state, [index], items, [], into: &answers),
-                        case .decoded(let parts)? = answers[index]
-                    {
-                        answers[index] = .decoded(parts.failing(flags, with: crash))
-                    } else {
-                        answers[index] = .failed(crash)
-                    }
+        var recall = Recall(items: items, flags: flags)
+        var generation = failures.generation
+        var pending = recall.look(at: Array(items.indices), in: failures, file: path)
+        if !pending.isEmpty {
+            state.withLock { state in
+                if failures.generation != generation {
+                    generation = failures.generation
+                    pending = recall.look(at: pending, in: failures, file: path)
+                }
+                // The messages whose parts are all still to ask go in one batch; those with a part left out in another.
+                let groups = Dictionary(grouping: pending) { flags.subtracting(recall.failedParts[$0]?.flags ?? []).rawValue }
+                for (raw, indices) in groups.sorted(by: { $0.key > $1.key }) {
+                    let answers = decodeInWorker(&state, indices.map { items[$0] }, flags: WorkerWire.DecodeFlags(rawValue: raw))
+                    for (position, index) in indices.enumerated() { recall.answers[index] = answers[position] }
                 }
             }
-            return answers.map { $0 ?? .failed(MissiveError(.pluginCrashed, "the message was not answered", file: path)) }
         }
+        return recall.finished(file: path)
+    }
+
+    /// The failure remembered for `operation` on `content` of `objectName`, as the error to answer with; `nil` when
+    /// none is.
+    func rememberedFailure(objectName: String, content: [UInt8], operation: PluginFailure.Operation) -> MissiveError? {
+        guard !failures.isEmpty else { return nil }
+        let hash = PluginFailure.sha256(content)
+        return failures.failure(file: path, objectName: objectName, contentSHA256: hash, operation: operation)?.error(file: path)
+    }
+
+    /// The answers a decode takes from the memory of failures, and the parts it leaves out of its request.
+    private struct Recall {
+        let items: [(objectName: String, content: [UInt8])]
+        let flags: WorkerWire.DecodeFlags
+        var answers: [Answer?]
+        /// For each message, the parts remembered to fail, and the failure to answer them with.
+        var failedParts: [(flags: WorkerWire.DecodeFlags, error: MissiveError)?]
+        /// The content hashes, computed once.
+        private var hashes: [String?]
+
+        init(items: [(objectName: String, content: [UInt8])], flags: WorkerWire.DecodeFlags) {
+            self.items = items
+            self.flags = flags
+            answers = Array(repeating: nil, count: items.count)
+            failedParts = Array(repeating: nil, count: items.count)
+            hashes = Array(repeating: nil, count: items.count)
+        }
+
+        /// Answers the messages at `indices` whose decode is remembered to fail, notes their parts that are, and
+        /// returns the indices still to send.
+        mutating func look(at indices: [Int], in memory: PluginFailureMemory, file: String) -> [Int] {
+            guard !memory.isEmpty else { return indices }
+            var rest: [Int] = []
+            for index in indices {
+                let objectName = items[index].objectName
+                let hash = hashes[index] ?? PluginFailure.sha256(items[index].content)
+                hashes[index] = hash
+                if let failure = memory.failure(file: file, objectName: objectName, contentSHA256: hash, operation: .decode) {
+                    answers[index] = .failed(failure.error(file: file))
+                    continue
+                }
+                for (part, operation) in [(WorkerWire.DecodeFlags.view, PluginFailure.Operation.view), (.encoding, .encoding)]
+                where flags.contains(part) && failedParts[index]?.flags.contains(part) != true {
+                    guard let failure = memory.failure(file: file, objectName: objectName, contentSHA256: hash, operation: operation) else { continue }
+                    failedParts[index] = ((failedParts[index]?.flags ?? []).union(part), failure.error(file: file))
+                }
+                rest.append(index)
+            }
+            return rest
+        }
+
+        /// Every answer, with the parts remembered to fail failed.
+        func finished(file: String) -> [Answer] {
+            answers.indices.map { index in
+                switch answers[index] {
+                case .decoded(let parts)?:
+                    guard let failed = failedParts[index] else { return .decoded(parts) }
+                    return .decoded(parts.failing(failed.flags, with: failed.error))
+                case .failed(let error)?:
+                    return .failed(error)
+                case nil:
+                    return .failed(MissiveError(.pluginCrashed, "the message was not answered", file: file))
+                }
+            }
+        }
+    }
+
+    /// Sends messages to the worker, under the plugin's lock: see ``decode(_:flags:)``.
+    private func decodeInWorker(_ state: inout State, _ items: [(objectName: String, content: [UInt8])], flags: WorkerWire.DecodeFlags) -> [Answer] {
+        var answers = [Answer?](repeating: nil, count: items.count)
+        let all = Array(items.indices)
+        switch run(&state, all, items, flags, into: &answers) {
+        case .finished:
+            return answers.map { $0! }
+        case .notStarted(let error):
+            return items.map { _ in .failed(error) }
+        case .failed(let failure):
+            logger?.warning(
+                "an isolated plugin's worker failed during a batch; trying the messages it had not answered one at a time",
+                metadata: ["missive.file": "\(path)", "missive.reason": "\(failure.reason)\(failure.output)"])
+        }
+        // The messages in flight, one at a time, each on a worker of its own if need be.
+        for index in all where answers[index] == nil {
+            switch run(&state, [index], items, flags, into: &answers) {
+            case .finished: continue
+            case .notStarted(let error):
+                answers[index] = .failed(withdraw(&state, notStarting: error))
+            case .failed(let failure):
+                let crash = MissiveError(.pluginCrashed, failure.reason, file: path, objectName: items[index].objectName)
+                recordCrash(&state, failure, objectName: items[index].objectName, operation: flags.isEmpty ? "decode" : "view")
+                // Remembered as what was asked: the decode, or the parts that came with it.
+                var operations: [PluginFailure.Operation] = flags.isEmpty ? [.decode] : []
+                if flags.contains(.view) { operations.append(.view) }
+                if flags.contains(.encoding) { operations.append(.encoding) }
+                failures.record(
+                    file: path, objectName: items[index].objectName, content: items[index].content, operations: operations, reason: failure.reason)
+                // A view or an encoding that crashes costs that part, not the message: as in process, the message
+                // decodes and the part fails.
+                if !flags.isEmpty, state.withdrawn == nil, case .finished = run(&state, [index], items, [], into: &answers),
+                    case .decoded(let parts)? = answers[index]
+                {
+                    answers[index] = .decoded(parts.failing(flags, with: crash))
+                } else {
+                    answers[index] = .failed(crash)
+                }
+            }
+        }
+        return answers.map { $0 ?? .failed(MissiveError(.pluginCrashed, "the message was not answered", file: path)) }
     }
 
     private enum BatchOutcome {
@@ -328,8 +430,16 @@ final class IsolatedPlugin: Sendable {
 
     /// Runs the message action `actionID` on content of the type `objectName` (arguments checked by the host, as a
     /// JSON array), or the composer action `actionID` when `content` is `nil`.
+    ///
+    /// A message action that crashed, hung or was stopped on the same content before (``PluginFailureMemory``) fails
+    /// at once with that failure, without the worker.
     func perform(_ actionID: String, objectName: String, content: [UInt8]?, arguments: String) -> Result<ActionFunctionOutput, MissiveError> {
-        state.withLock { state in
+        if let content, let remembered = rememberedFailure(objectName: objectName, content: content, operation: .action(actionID)) {
+            var error = remembered
+            error.action = actionID
+            return .failure(error)
+        }
+        return state.withLock { state in
             replaceIfEnded(&state)
             let worker: WorkerProcess
             do throws(MissiveError) {
@@ -375,6 +485,9 @@ final class IsolatedPlugin: Sendable {
                 worker.stop()
                 state.worker = nil
                 recordCrash(&state, error, objectName: content == nil ? nil : objectName, operation: "action")
+                if let content {
+                    failures.record(file: path, objectName: objectName, content: content, operations: [.action(actionID)], reason: error.reason)
+                }
                 return .failure(MissiveError(.pluginCrashed, "the action crashed the plugin: \(error.reason)", file: path, objectName: objectName, action: actionID))
             }
         }
