@@ -92,6 +92,22 @@ enum PostgresSchema {
             "ALTER TABLE change ADD COLUMN envelope bytea, ADD COLUMN persistence integer, ADD COLUMN published_at bigint",
             "CREATE INDEX change_transient ON change (published_at) WHERE kind = 'transient'",
         ],
+        // The messages isolated plugins failed on (PluginFailure), shared by every process on the store: keyed by the
+        // plugin file's SHA-256, the type, the content's SHA-256 and the operation. `failed_at` is in milliseconds.
+        [
+            """
+            CREATE TABLE plugin_failure (
+                plugin_sha256 text COLLATE "C" NOT NULL,
+                object_name text COLLATE "C" NOT NULL,
+                content_sha256 text COLLATE "C" NOT NULL,
+                operation text COLLATE "C" NOT NULL,
+                reason text NOT NULL,
+                plugin_file text NOT NULL,
+                failed_at bigint NOT NULL,
+                PRIMARY KEY (plugin_sha256, object_name, content_sha256, operation)
+            )
+            """
+        ],
     ]
 
     /// The newest schema this version knows.

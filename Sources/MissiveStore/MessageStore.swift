@@ -194,6 +194,23 @@ public protocol MessageStore: Sendable {
     /// - Throws: ``StoreError/Code/conflict`` for a message whose persistence says to store it.
     @discardableResult
     func publishTransient(_ message: IncomingMessage) async throws(StoreError) -> Int64
+
+    // MARK: Plugin failures
+
+    /// Keeps messages that isolated plugins failed on (a crash, a hang, a forbidden call: `PluginFailure`), so that
+    /// a later process on the store does not hand them to the same plugin build again. A failure with the key of one
+    /// kept replaces it. The store's default throws ``StoreError/Code/unsupported``.
+    func recordPluginFailures(_ failures: [PluginFailure]) async throws(StoreError)
+
+    /// Every plugin failure the store keeps, oldest first. The store's default keeps none.
+    func pluginFailures() async throws(StoreError) -> [PluginFailure]
+
+    /// Forgets the plugin failures of the plugin builds whose SHA-256s are given, or all of them when `pluginSHA256s`
+    /// is `nil`, so that their messages are tried again (`missive store redecode` forgets them all).
+    ///
+    /// - Returns: how many were forgotten.
+    @discardableResult
+    func forgetPluginFailures(pluginSHA256s: Set<String>?) async throws(StoreError) -> Int
 }
 
 extension MessageStore {

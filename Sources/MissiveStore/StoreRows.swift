@@ -1,3 +1,4 @@
+import Foundation
 import Missive
 
 /// What every backend keeps of a message in the same way: the words it is searched by, the column that holds
@@ -83,5 +84,15 @@ package enum StoreRows {
         }
         if let refusal = refusal(of: message) { return StoreError(.conflict, "message '\(envelope.id)': \(refusal)") }
         return nil
+    }
+
+    /// A date as whole milliseconds since 1970, as the stores keep a plugin failure's date.
+    package static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// The date of ``milliseconds(_:)``.
+    package static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }

@@ -139,6 +139,24 @@ enum StoreSchema {
             try db.execute(sql: "ALTER TABLE change ADD COLUMN published_at INTEGER")
             try db.execute(sql: "CREATE INDEX change_transient ON change(published_at) WHERE kind = 'transient'")
         }
+        // The messages isolated plugins failed on (PluginFailure), so that another process on the store does not hand
+        // them to the same plugin build again: keyed by the plugin file's SHA-256, the type, the content's SHA-256 and
+        // the operation. `failed_at` is in milliseconds since 1970.
+        migrator.registerMigration("v4-plugin-failures") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE plugin_failure (
+                        plugin_sha256 TEXT NOT NULL,
+                        object_name TEXT NOT NULL,
+                        content_sha256 TEXT NOT NULL,
+                        operation TEXT NOT NULL,
+                        reason TEXT NOT NULL,
+                        plugin_file TEXT NOT NULL,
+                        failed_at INTEGER NOT NULL,
+                        PRIMARY KEY (plugin_sha256, object_name, content_sha256, operation)
+                    ) WITHOUT ROWID
+                    """)
+        }
         return migrator
     }
 }

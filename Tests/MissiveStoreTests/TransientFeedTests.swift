@@ -94,20 +94,22 @@ import Testing
         let old = try await backend.open(location, kind: .shared)
         try await old.join(member: "alice", conversation: "team")
         _ = try await old.ingest([StoreTests.text("m1", "first words", in: "team", from: "alice", at: 10)], registry: registry)
-        // Back to the previous schema: the columns and the index of this version go.
+        // Back to the schema before the transient changes: the columns and the index of that version go, and the
+        // versions after it.
         switch backend {
         case .sqlite:
             let queue = try DatabaseQueue(path: location)
             try await queue.write { db in
                 try db.execute(sql: "DROP INDEX change_transient")
                 for column in ["envelope", "persistence", "published_at"] { try db.execute(sql: "ALTER TABLE change DROP COLUMN \(column)") }
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v3-transient'")
+                try db.execute(sql: "DROP TABLE plugin_failure")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier IN ('v3-transient', 'v4-plugin-failures')")
             }
             try queue.close()
         case .postgres:
             _ = try await Fixtures.psql(
                 String(location.prefix { $0 != "?" }),
-                "DROP INDEX change_transient; ALTER TABLE change DROP COLUMN envelope, DROP COLUMN persistence, DROP COLUMN published_at; DELETE FROM missive_schema WHERE version = 2")
+                "DROP INDEX change_transient; ALTER TABLE change DROP COLUMN envelope, DROP COLUMN persistence, DROP COLUMN published_at; DROP TABLE plugin_failure; DELETE FROM missive_schema WHERE version >= 2")
         }
         let store = try await backend.open(location, kind: .shared)
         let before = try await store.changes(after: 0, limit: 10)
@@ -116,8 +118,10 @@ import Testing
         let after = try await store.changes(after: 0, limit: 10)
         #expect(after.map(\.kind) == [.joined, .stored, .transient])
         #expect(after.last?.envelope != nil && after.last!.position > before.last!.position)
+        // The versions after it ran again: the plugin failures' table is back.
+        #expect(try await store.pluginFailures().isEmpty)
         if backend == .postgres {
-            #expect(try await Fixtures.psql(String(location.prefix { $0 != "?" }), "SELECT string_agg(version::text, ',' ORDER BY version) FROM missive_schema") == "1,2")
+            #expect(try await Fixtures.psql(String(location.prefix { $0 != "?" }), "SELECT string_agg(version::text, ',' ORDER BY version) FROM missive_schema") == "1,2,3")
         }
     }
 }
