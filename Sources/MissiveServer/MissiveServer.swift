@@ -38,7 +38,9 @@ public struct MissiveServer: Sendable {
     /// Where the registry's calls run: off the concurrency pool when some plugin is isolated.
     let pluginCalls: PluginCalls
 
-    /// Opens the store (a shared one; a personal store is refused) and the accounts that `configuration` names.
+    /// Opens the store (a shared one; a personal store is refused) and the accounts that `configuration` names, and
+    /// fills the memories of the registry's isolated plugins with the messages they failed on that the store keeps
+    /// (`MessageRegistry.pluginFailureMemories`); while the server runs, it writes there those they fail on.
     ///
     /// - Throws: `StoreError`, or ``AccountError`` (for the accounts file or the media index), each naming the file
     ///   or database and the reason.
@@ -54,6 +56,8 @@ public struct MissiveServer: Sendable {
             throw AccountError(.cannotOpen, "\(folder): cannot make the server's data folder private: \(String(cString: strerror(errno)))")
         }
         let store = try await MessageStores.open(configuration.storeLocation, kind: .shared)
+        // The messages isolated plugins failed on, here or on another server of the store: not tried again.
+        try await store.loadPluginFailures(into: registry)
         let accounts = try ServerAccounts(path: configuration.accountsPath)
         let media = try MediaLibrary(directory: configuration.mediaDirectory, indexPath: configuration.mediaIndexPath)
         return MissiveServer(configuration: configuration, registry: registry, store: store, accounts: accounts, media: media, logger: logger)
@@ -111,7 +115,10 @@ public struct MissiveServer: Sendable {
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? port) },
             logger: logger)
         // The group stops its services last to first: the pushes after the requests in flight, which may queue some.
-        let services: [any Service] = (pushes.map { [$0] } ?? []) + [EventFeedService(hub: events), application]
+        // The plugin failures are written last of all, once the requests that may meet some have ended.
+        let failures: [any Service] =
+            registry.pluginFailureMemories.isEmpty ? [] : [PluginFailureService(registry: registry, store: store, logger: logger)]
+        let services: [any Service] = failures + (pushes.map { [$0] } ?? []) + [EventFeedService(hub: events), application]
         var group = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(30)

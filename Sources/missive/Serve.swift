@@ -17,7 +17,9 @@ extension MissiveCommand {
                 keeps its accounts and, unless --db names another store, a SQLite store in its data folder \
                 ($XDG_DATA_HOME/missive/server, by default ~/.local/share/missive/server; --data). It loads the \
                 plugins on the search path, as every command does. SIGTERM or SIGINT stops it after the requests in \
-                flight. `missive serve users add NAME` makes a member and prints its token once. docs/SERVER.md \
+                flight. A message that crashes or hangs an isolated plugin is remembered in the store and not \
+                handed to that plugin build again, by this server or another on the store (`missive store \
+                redecode` retries). `missive serve users add NAME` makes a member and prints its token once. docs/SERVER.md \
                 describes the API. Exit codes: 0 stopped by a signal; 1 a users command refused (a name taken, no \
                 such member); 2 a usage error, or the store, the accounts or the address cannot be opened.
                 """,

@@ -47,6 +47,12 @@ extension MissiveCommand.Store {
             let logger = logging.logger()
             let registry = try plugins.discover(logger: logger, defaultIsolation: .untrustedIsolated).registry
             let database = try await store.open(creating: true, kind: shared ? .shared : nil)
+            // Messages that crashed or hung an isolated plugin before (in any process on the store) are not tried again.
+            do {
+                try await database.loadPluginFailures(into: registry)
+            } catch {
+                throw store.refuse(error)
+            }
             let name = input == "-" ? "standard input" : input
             let progress = Progress(label: "ingesting \(input == "-" ? "standard input" : (input as NSString).lastPathComponent)", unit: "lines")
             var stored = 0, duplicates: [String] = [], notStored: [(String, Persistence)] = [], malformed = 0, refused = 0
@@ -73,6 +79,7 @@ extension MissiveCommand.Store {
                         }
                     }
                     report = try await database.ingest(batch)
+                    try await database.savePluginFailures(of: registry)
                 } catch {
                     throw store.refuse(error)
                 }

@@ -11,7 +11,16 @@ extension MissiveCommand.Store {
                 Every unknown message whose type is now known gets its digest, searchable words, flag and unread \
                 count from its type, in one transaction. Running it again changes nothing. Messages that still \
                 fail keep their reason.
+
+                Messages that crashed or hung an isolated plugin (or were stopped by its system-call filter) are \
+                remembered in the store, and no command hands them to the same build of the plugin again: they \
+                are answered with the remembered failure at once. Redecode first forgets every remembered failure \
+                (--keep-failures keeps them), so that those messages, their views and their actions are tried \
+                again, once; those that fail again are remembered again.
                 """)
+
+        @Flag(name: .customLong("keep-failures"), help: "Keep the remembered plugin failures: do not try those messages again.")
+        var keepFailures = false
 
         @OptionGroup var store: StoreOptions
 
@@ -25,7 +34,14 @@ extension MissiveCommand.Store {
             let progress = Progress(label: "re-decoding", unit: "messages")
             let report: RedecodeReport
             do {
+                if keepFailures {
+                    try await database.loadPluginFailures(into: registry)
+                } else {
+                    let forgotten = try await database.forgetPluginFailures(pluginSHA256s: nil)
+                    if forgotten > 0 { Console.error("forgot \(forgotten) remembered plugin failure\(forgotten == 1 ? "" : "s"); trying those messages again") }
+                }
                 report = try await database.redecode(with: registry) { done, _ in progress.count(done, every: 5_000) }
+                try await database.savePluginFailures(of: registry)
             } catch {
                 throw store.refuse(error)
             }

@@ -54,6 +54,11 @@ extension MissiveCommand.Store {
                 return try drawing.write(String(decoding: TextHygiene.escapingUnsafe(json: json) + [0x0A], as: UTF8.self), notOver: store.databaseFiles)
             }
             let registry = try plugins.discover(logger: logging.logger(), defaultIsolation: .untrustedIsolated).registry
+            do {
+                try await database.loadPluginFailures(into: registry)
+            } catch {
+                throw store.refuse(error)
+            }
             var messages: [Message] = []
             for message in stored {
                 do {
@@ -78,6 +83,12 @@ extension MissiveCommand.Store {
                 actions: registry.actions(for:), replyCounts: replyCounts,
                 original: { originals[$0] })
             try drawing.draw(transcript, format: renderFormat, title: "Missive: " + conversation, notOver: store.databaseFiles)
+            // A message (or a view) that failed its plugin here is not tried again by the next command.
+            do {
+                try await database.savePluginFailures(of: registry)
+            } catch {
+                Console.error("cannot keep the messages isolated plugins failed on: \(error.description)")
+            }
         }
     }
 }

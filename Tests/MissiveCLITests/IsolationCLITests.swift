@@ -1,4 +1,6 @@
 import Foundation
+import Missive
+import MissiveStore
 import MissiveTestSupport
 import Testing
 
@@ -42,6 +44,46 @@ struct IsolationCLITests {
         #expect(text.stdout.split(separator: "\n").contains { $0.contains("fixture:moody") && $0.contains(", isolated") }, "\(text.stdout)")
         let inProcess = try await Fixtures.missive(["list", "--plugin-path", folder])
         #expect(!inProcess.stdout.contains(", isolated"), "\(inProcess.stdout)")
+    }
+
+    @Test func aMessageThatCrashedItsWorkerIsRememberedInTheStoreAndRedecodeRetriesIt() async throws {
+        let folder = try Fixtures.stage(["BrokenMisbehavesOnMessage"])
+        let db = try Fixtures.temporaryDirectory() + "/store.sqlite"
+        let isolated = ["--db", db, "--plugin-path", folder, "--isolation", "isolated"]
+        func ingest(_ id: String) async throws {
+            let run = try await Fixtures.missive(["store", "ingest", try Self.input([Self.moody(id, "crash")]), "--me", "alice"] + isolated)
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        func reason(_ id: String) async throws -> String {
+            try await SQLiteMessageStore(path: db).message(id: id)?.reason ?? "no reason"
+        }
+        let remembered = "the plugin crashed on this message: " + PluginFailure.rememberedPhrase
+        let crashed = "the plugin crashed on this message: its worker crashed with SIGSEGV"
+        try await ingest("a")
+        let first = try await reason("a")
+        #expect(first.hasPrefix(crashed), "\(first)")
+        // Another command, the same bytes under another id: answered from the store's memory.
+        try await ingest("b")
+        let second = try await reason("b")
+        #expect(second.hasPrefix(remembered), "\(second)")
+        let kept = try await Fixtures.missive(["store", "redecode", "--keep-failures", "--format", "json"] + isolated)
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let keptReason = try await reason("a")
+        #expect(keptReason.hasPrefix(remembered), "\(keptReason)")
+        // Redecode forgets and retries: the first of the two crashes again, and the second is answered from that.
+        let retried = try await Fixtures.missive(["store", "redecode", "--format", "json"] + isolated)
+        #expect(retried.status == 0, "\(retried.stderr)")
+        #expect(retried.stderr.contains("forgot 1 remembered plugin failure"), "\(retried.stderr)")
+        let (retriedA, retriedB) = (try await reason("a"), try await reason("b"))
+        #expect(retriedA.hasPrefix(crashed), "\(retriedA)")
+        #expect(retriedB.hasPrefix(remembered), "\(retriedB)")
+        // Remembered again for the commands after it.
+        try await ingest("c")
+        let third = try await reason("c")
+        #expect(third.hasPrefix(remembered), "\(third)")
+        let help = try await Fixtures.missive(["store", "redecode", "--help"])
+        let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains("--keep-failures") && words.contains("Redecode first forgets every remembered failure"), "\(help.stdout)")
     }
 
     @Test func aWorkerNeverOutlivesItsHostEvenWhileItsPluginHangs() async throws {

@@ -93,3 +93,46 @@ extension IsolatedServerTests {
         await running.stop()
     }
 }
+
+extension IsolatedServerTests {
+    /// A message that hung its isolated plugin costs the plugin's deadline once: the pages that draw it later, its
+    /// actions, and a server started again on the same store answer at once from the failure the store keeps.
+    @Test func aMessageThatHungItsPluginCostsItsDeadlineOnceOnEveryPageAndAfterARestart() async throws {
+        let discovery = try await Self.isolated(["BrokenMisbehavesOnMessage"], wallSeconds: 2)
+        let running = try await RunningServer.start(.sqlite, registry: discovery.registry)
+        let alice = try running.member("alice")
+        try await running.makeConversation("team", token: alice)
+        for (id, word) in [("m1", "fine"), ("m2", "sleep")] {
+            let answer = try await running.send(#"{"id":"\#(id)","objectName":"fixture:moody","content":{"say":"\#(word)"}}"#, to: "team", token: alice)
+            #expect(answer.status == 201, "\(id): \(answer.status) \(answer.text)")
+        }
+        let stored = try #require(try await running.server.store.message(id: "m2"))
+        #expect(stored.reason?.hasPrefix("the plugin crashed on this message: its worker") == true, "\(stored.reason ?? "no reason")")
+        let clock = ContinuousClock()
+        /// A page, or any request, and how long it took.
+        func timed(_ request: () async throws -> HTTPAnswer) async throws -> (HTTPAnswer, Duration) {
+            let start = clock.now
+            let answer = try await request()
+            return (answer, clock.now - start)
+        }
+        let cookie = try await running.signIn(alice)
+        for view in 1...2 {
+            // Without the memory, each page would wait 2 s for the message's worker, then 2 s again on a new one.
+            let (page, took) = try await timed { try await running.browserRequest("GET", "/c/team", cookie: cookie) }
+            #expect(page.status == 200, "\(page.text)")
+            #expect(took < .seconds(1), "page view \(view) took \(took)")
+        }
+        let (actions, took) = try await timed { try await running.request("GET", "/api/v1/conversations/team/messages/m2/actions", token: alice) }
+        #expect(actions.status == 200 && took < .seconds(1), "\(actions.status) in \(took)")
+        // Started again on the same store with a new registry (its plugin staged anew: another path, the same build).
+        let data = running.server.configuration.dataDirectory
+        let store = running.server.configuration.storeLocation
+        await running.stop()
+        let again = try await Self.isolated(["BrokenMisbehavesOnMessage"], wallSeconds: 2)
+        let restarted = try await RunningServer.start(.sqlite, dataDirectory: data, store: store, registry: again.registry)
+        let (page, tookAfter) = try await timed { try await restarted.browserRequest("GET", "/c/team", cookie: try await restarted.signIn(alice)) }
+        #expect(page.status == 200 && tookAfter < .seconds(1), "\(page.status) in \(tookAfter) after the restart")
+        #expect(again.registry.pluginFailureMemories.first?.failures.map(\.key.operation) == [.decode])
+        await restarted.stop()
+    }
+}
