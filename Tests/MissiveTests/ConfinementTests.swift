@@ -32,7 +32,7 @@ struct ConfinementTests {
     static func ask(_ registry: MessageRegistry, _ word: String) -> String {
         let envelope = Envelope(
             id: "s-\(word)", conversationID: "c1", senderID: "u1", sentAt: 1_700_000_000_000, objectName: "fixture:snoops",
-            content: Array("{\"fixture\":true,\"say\":\"\(word).\"}".utf8))
+            content: Array("{\"fixture\":true,\"say\":\"\(word)\"}".utf8))
         let message = registry.decode([envelope])[0]
         switch message.unknown?.reason {
         case .decodeFailed(let reason)?: return reason

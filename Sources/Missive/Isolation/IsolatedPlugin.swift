@@ -29,6 +29,10 @@ final class IsolatedPlugin: Sendable {
         let actions: [(kind: ActionKind, objectName: String, id: String)]
         /// The loader's refusals of actions.
         let actionRejections: [MissiveError]
+        /// The paths outside its view that the plugin tried to open while it loaded (a confined worker notes them), and
+        /// how many more it tried than were kept.
+        var attempts: [String] = []
+        var attemptsNotKept = 0
     }
 
     /// What one message of a decode gave.
@@ -95,7 +99,9 @@ final class IsolatedPlugin: Sendable {
                     + "or MISSIVE_PLUGIN_WORKER); it is not loaded into the host instead",
                 file: path)
         }
-        return try WorkerProcess.start(command: command, file: path, arguments: settings.workerArguments, spinMicroseconds: settings.spinMicroseconds)
+        return try WorkerProcess.start(
+            command: command, file: path, arguments: settings.workerArguments, spinMicroseconds: settings.spinMicroseconds, confinement: settings.confinement,
+            dataFiles: WorkerView.declaredFiles(metadata.dataFilePaths(pluginPath: path), pluginPath: path))
     }
 
     /// Waits for the ready frame of the worker in `state` (starting one if there is none).
@@ -115,8 +121,19 @@ final class IsolatedPlugin: Sendable {
             case failed(String)
         }
         let report: Report
-        do {
-            let frame = try worker.receive(deadline: &deadline)
+        var attempts: [String] = [], attemptsNotKept = 0
+        do throws(WorkerProcess.Failure) {
+            var frame = try worker.receive(deadline: &deadline)
+            if frame.kind == WorkerWire.Kind.attempts.rawValue {
+                var reader = frame.reader
+                do throws(WorkerWire.Malformed) {
+                    for _ in 0..<min(try reader.integer(UInt32.self), 64) { attempts.append(TextHygiene.line(try reader.string())) }
+                    attemptsNotKept = Int(try reader.integer(UInt32.self))
+                } catch {
+                    throw worker.garbage(error.reason)
+                }
+                frame = try worker.receive(deadline: &deadline)
+            }
             var reader = frame.reader
             if frame.kind == WorkerWire.Kind.forbidden.rawValue {
                 report = .failed(Self.forbiddenCall(&reader) + " while loading")
@@ -144,7 +161,14 @@ final class IsolatedPlugin: Sendable {
             report = .failed(error.reason + error.output)
         }
         switch report {
-        case .ready(let ready):
+        case .ready(var ready):
+            ready.attempts = attempts
+            ready.attemptsNotKept = attemptsNotKept
+            if !attempts.isEmpty {
+                logger?.warning(
+                    "an isolated plugin tried to open files that are not in its view while it loaded",
+                    metadata: ["missive.file": "\(path)", "missive.paths": "\(attempts.joined(separator: ", "))\(attemptsNotKept > 0 ? " and \(attemptsNotKept) more" : "")"])
+            }
             return ready
         case .refused(let error):
             // The loader's refusal, as in process: not a crash.

@@ -39,6 +39,8 @@ let brokenPlugins = [
     // exits, overflows its stack or writes garbage on the worker's socket on some messages; tries calls the worker's
     // seccomp filter forbids.
     "MisbehavesOnMessage", "ForbiddenCalls",
+    // ... and what it could read, reach or write beyond what it was handed: other processes, files, the network.
+    "Snoops",
     // What the checker sees of views, actions and memory, and a container clash that costs only the types under it:
     // a 1 GiB peak in one decode, a view button for an undeclared action, a leak in the view only, control
     // sequences in a view's text, a view buffer shared by threads, and a conflicting container declaration.

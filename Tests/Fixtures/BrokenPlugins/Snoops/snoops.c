@@ -6,8 +6,8 @@
      "report"          what loading found, with the process memory it kept open read again now (a server's tokens
                        appear after it started);
      "rescan"          the same, looking at /proc and the files again now (only without the seccomp filter);
-     "connect:PORT."   whether a TCP connection to 127.0.0.1:PORT could be made and "snoop" sent on it;
-     "write:PATH."     whether the file PATH could be created and written.
+     "connect:PORT"    whether a TCP connection to 127.0.0.1:PORT could be made and "snoop" sent on it;
+     "write:PATH"      whether the file PATH could be created and written.
    The reason reads "snoops: pids=N proc=N passwd=0|1 files=N secrets=[...]", or "connect=ok|failed (errno)",
    "write=ok|failed (errno)". Other content decodes as the echo type. */
 #define _GNU_SOURCE
@@ -223,13 +223,13 @@ static int32_t report(const missive_sink *error) {
     return missive_fail_with_reason(error, text);
 }
 
-/* The text after `word` in the content, up to a '.', or NULL. */
+/* The text after `word` in the content, up to the closing quote of its JSON string, or NULL. */
 static const char *argument(const uint8_t *content, size_t length, const char *word, char *out, size_t size) {
     size_t word_length = strlen(word);
     for (size_t at = 0; at + word_length <= length; at++) {
         if (memcmp(content + at, word, word_length) != 0) continue;
         size_t used = 0;
-        for (size_t from = at + word_length; from < length && content[from] != '.' && content[from] != '"' && used + 1 < size; from++) {
+        for (size_t from = at + word_length; from < length && content[from] != '"' && used + 1 < size; from++) {
             out[used++] = (char)content[from];
         }
         out[used] = '\0';
