@@ -321,19 +321,24 @@ int missive_sandbox_pipe(int ends[2]) {
 
 static int report_descriptor = -1;
 
-static void report_forbidden_call(int signal, siginfo_t *info, void *context) {
-    (void)signal, (void)context;
-    int32_t number = info->si_syscall;
+/* Writes one 13-byte report frame of `kind` carrying `number` on the report descriptor (from a signal handler: one
+   write, nothing allocated). */
+static void write_report(uint8_t kind, int32_t number) {
     uint8_t frame[4 + 13];
     uint32_t length = 13;
     memcpy(frame, &length, 4);
-    frame[4] = MISSIVE_SANDBOX_REPORT_KIND;
+    frame[4] = kind;
     memset(frame + 5, 0, 8);
     memcpy(frame + 13, &number, 4);
     if (report_descriptor >= 0) {
         ssize_t written = write(report_descriptor, frame, sizeof frame);
         (void)written;
     }
+}
+
+static void report_forbidden_call(int signal, siginfo_t *info, void *context) {
+    (void)signal, (void)context;
+    write_report(MISSIVE_SANDBOX_REPORT_KIND, info->si_syscall);
     _exit(MISSIVE_SANDBOX_STOPPED);
 }
 
@@ -548,17 +553,7 @@ static void relay_own_signal(int signal, siginfo_t *info, void *context) {
            runs again on return and ends the worker with the signal, as it ends any process. */
         return;
     }
-    int32_t number = signal;
-    uint8_t frame[4 + 13];
-    uint32_t length = 13;
-    memcpy(frame, &length, 4);
-    frame[4] = MISSIVE_SANDBOX_SIGNAL_KIND;
-    memset(frame + 5, 0, 8);
-    memcpy(frame + 13, &number, 4);
-    if (report_descriptor >= 0) {
-        ssize_t written = write(report_descriptor, frame, sizeof frame);
-        (void)written;
-    }
+    write_report(MISSIVE_SANDBOX_SIGNAL_KIND, signal);
     _exit(MISSIVE_SANDBOX_SIGNALLED);
 }
 
