@@ -47,7 +47,7 @@ final class WorkerProcess {
 
     /// Starts `command` (the worker executable and its first arguments) for the plugin `file`, with `arguments`
     /// after the file, behind the walls `confinement` asks for: with namespaces, in a view that holds the executable,
-    /// the libraries, `file` and `dataFiles` (absolute paths the plugin declared). `confined` says whether it got them.
+    /// the libraries, `file` and `dataFiles` (absolute paths the plugin declared).
     static func start(
         command: [String], file: String, arguments: [String], spinMicroseconds: Int, confinement: PluginIsolation.Confinement = .none,
         dataFiles: [String] = []
@@ -109,13 +109,8 @@ final class WorkerProcess {
         _ = setsockopt(pair[0], SOL_SOCKET, SO_RCVTIMEO, &slice, socklen_t(MemoryLayout<timeval>.size))
         _ = setsockopt(pair[0], SOL_SOCKET, SO_SNDTIMEO, &slice, socklen_t(MemoryLayout<timeval>.size))
         _ = fcntl(pipe[0], F_SETFL, fcntl(pipe[0], F_GETFL) | O_NONBLOCK)
-        let process = WorkerProcess(pid: pid, socket: pair[0], errors: pipe[0], spinMicroseconds: spinMicroseconds)
-        process.confined = confine
-        return process
+        return WorkerProcess(pid: pid, socket: pair[0], errors: pipe[0], spinMicroseconds: spinMicroseconds)
     }
-
-    /// Whether the worker runs in namespaces of its own, in its view.
-    private(set) var confined = false
 
     /// `path` made absolute against the working folder, so that it names the same file inside the view.
     private static func absolute(_ path: String) -> String {
