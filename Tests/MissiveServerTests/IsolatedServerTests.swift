@@ -136,3 +136,27 @@ extension IsolatedServerTests {
         await restarted.stop()
     }
 }
+
+extension IsolatedServerTests {
+    /// An isolated plugin whose worker cannot start (here no worker executable; in production, say, a kernel that refuses
+    /// the namespaces) leaves its types' messages waiting for it: a member's send is stored as unknown with that reason,
+    /// not refused as if the plugin had refused the content (`422`).
+    @Test func aMessageForAPluginWhoseWorkerCannotStartIsStoredToWaitForIt() async throws {
+        let folder = try Fixtures.stage(["DemoMessages"])
+        var protection = PluginProtection()
+        protection.isolation = PluginIsolation(policy: .isolated, workerCommand: [folder + "/no-such-worker"], callCPUSeconds: 0.5, callWallSeconds: 2)
+        let discovery = try await Fixtures.blocking { MessageRegistry.discover(searchPath: Fixtures.searchPath(folder), protection: protection) }
+        #expect(discovery.registry.type(objectName: "demo:poll") != nil, "the plugin's types are registered from its metadata")
+        let running = try await RunningServer.start(.sqlite, registry: discovery.registry)
+        let alice = try running.member("alice")
+        try await running.makeConversation("team", token: alice)
+        let poll = #"{"id":"p1","objectName":"demo:poll","content":{"question":"Lunch?","options":["Pizza","Sushi"]}}"#
+        let answer = try await running.send(poll, to: "team", token: alice)
+        #expect(answer.status == 201, "\(answer.status) \(answer.text)")
+        let stored = try #require(try await running.server.store.message(id: "p1"))
+        #expect(!stored.isKnown)
+        #expect(stored.reason?.hasPrefix("the type's plugin is not loaded") == true, "\(stored.reason ?? "no reason")")
+        #expect(stored.reason?.contains("no-such-worker") == true, "the reason names what failed: \(stored.reason ?? "no reason")")
+        await running.stop()
+    }
+}

@@ -29,8 +29,9 @@ import Testing
         let content = #"{"fixture":true}"#
         let message = result.registry.decode(Fixtures.envelope("fixture:declared", content))
         let unknown = try #require(message.unknown)
-        guard case .decodeFailed(let reason) = unknown.reason else {
-            Issue.record("expected decodeFailed, got \(unknown.reason)")
+        // The content was never looked at: the message waits for the plugin, it is not a refusal of what was sent.
+        guard case .pluginUnavailable(let reason) = unknown.reason else {
+            Issue.record("expected pluginUnavailable, got \(unknown.reason)")
             return
         }
         #expect(reason.contains("the plugin failed to load"))

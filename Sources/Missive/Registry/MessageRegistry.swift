@@ -158,12 +158,21 @@ public struct MessageRegistry: Sendable {
             registeredPersistence: (type ?? registered)?.persistence)
     }
 
+    /// The failures that say the plugin could not be loaded (on first use, or in a worker that did not start), not
+    /// that it refused the content: the message waits for the plugin as ``UnknownMessage/Reason/pluginUnavailable(_:)``
+    /// and is not a refusal of what the sender sent.
+    private static let codesOfAPluginThatDidNotStart: Set<MissiveError.Code> = [
+        .ioFailure, .notAPlugin, .wrongMachine, .missingMetadata, .invalidMetadata, .unsupportedABI, .incompatibleToolchain,
+        .loadFailed, .missingEntry, .invalidDescriptor, .metadataMismatch, .insecureFile, .unsignedPlugin,
+        .malformedSignature, .badSignature, .modifiedAfterSigning, .untrustedKey, .invalidKey,
+    ]
+
     /// What a type's decoder gave, as content: an unknown message with the reason when it failed.
     private func finish(_ envelope: Envelope, _ type: RegisteredType, _ businessID: String?, _ result: Result<any MessageContent, MissiveError>) -> any MessageContent {
         switch result {
         case .success(let decoded): return decoded
-        case .failure(let error) where error.code == .quarantined:
-            // Nothing looked at the content: the plugin is withheld.
+        case .failure(let error) where error.code == .quarantined || Self.codesOfAPluginThatDidNotStart.contains(error.code):
+            // Nothing looked at the content: the plugin is withheld, or it (or its worker) did not load.
             return unknown(envelope, .pluginUnavailable(error.message), businessID: businessID, registered: type)
         case .failure(let error) where error.code == .pluginCrashed:
             return unknown(envelope, .pluginCrashed(error.message), businessID: businessID, registered: type)
