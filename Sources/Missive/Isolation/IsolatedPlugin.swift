@@ -114,7 +114,7 @@ final class IsolatedPlugin: Sendable {
             state.worker = worker
         }
         // Loading runs the library's initialisers, its entry and every example: more than one call's budget.
-        var deadline = WorkerDeadline(cpuSeconds: settings.loadCPUSeconds, wallSeconds: settings.loadCPUSeconds * 3)
+        var deadline = WorkerDeadline(cpuSeconds: settings.loadCPUSeconds, wallSeconds: settings.loadCPUSeconds * 3, countingAllProcessorTime: true)
         enum Report {
             case ready(Ready)
             case refused(MissiveError)

@@ -362,12 +362,19 @@ final class WorkerProcess {
 struct WorkerDeadline {
     let cpuSeconds: Double
     let wallSeconds: Double
-    private let start = ContinuousClock.now
+    private let start: ContinuousClock.Instant
     private var cpuAtStart: Double?
 
-    init(cpuSeconds: Double, wallSeconds: Double) {
+    /// A deadline from now. For a call, `cpuSeconds` counts the processor time the worker uses from now on. For a
+    /// worker's load (`countingAllProcessorTime`), all the time it used since it started counts: discovery starts
+    /// every worker at once, then waits for each in turn, and a plugin that spun while the host waited for the
+    /// others is stopped at the first check instead of being given its budget again. The clock starts when the host
+    /// waits either way, since on a busy machine the workers that load at once share it.
+    init(cpuSeconds: Double, wallSeconds: Double, countingAllProcessorTime: Bool = false) {
         self.cpuSeconds = cpuSeconds
         self.wallSeconds = wallSeconds
+        start = ContinuousClock.now
+        if countingAllProcessorTime { cpuAtStart = 0 }
     }
 
     /// How long one wait on the socket lasts, in milliseconds: the CPU time is looked at after each.
@@ -385,7 +392,7 @@ struct WorkerDeadline {
             cpuAtStart = cpu ?? 0
             return nil
         }
-        // The first sample is taken 50 ms in: count that time as used, the most it can have been.
+        // The first sample of a call is taken 50 ms in: count that time as used, the most it can have been.
         let used = (cpu ?? cpuAtStart) - cpuAtStart + 0.05
         if used >= cpuSeconds {
             return "its worker hung: it used \(Self.describe(used)) of processor time on one call, past the limit of \(Self.describe(cpuSeconds)), and was killed"
