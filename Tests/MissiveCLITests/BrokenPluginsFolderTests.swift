@@ -1,4 +1,5 @@
 import Foundation
+import Missive
 import MissiveTestSupport
 import Testing
 
@@ -34,16 +35,12 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for name in names { try FileManager.default.copyItem(atPath: fixtures + "/" + name, toPath: folder + "/" + name) }
 
-        // One message of every type each file declares (read from its metadata, without loading it), with each
-        // of the contents above.
+        // One message of every type each file declares (read from its metadata, as `missive inspect` reads it, without
+        // loading it), with each of the contents above.
         var lines: [String] = []
         for name in names {
-            let inspected = try await Fixtures.missive(["inspect", folder + "/" + name, "--format", "json"])
-            guard inspected.status == 0, let json = try? JSONSerialization.jsonObject(with: Data(inspected.stdout.utf8)) as? [String: Any],
-                let types = json["types"] as? [[String: Any]]
-            else { continue }
-            for type in types {
-                guard let objectName = type["objectName"] as? String else { continue }
+            guard let metadata = try? PluginMetadata.read(fromFile: folder + "/" + name) else { continue }
+            for objectName in metadata.types.map(\.objectName) {
                 for (index, content) in contents.enumerated() {
                     lines.append(
                         #"{"objectName":"\#(objectName)","id":"\#(name)-\#(index)","conversationID":"c1","senderID":"bob","sentAt":1700000000000,"content":\#(content)}"#)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdWSClient
 import Logging
+import MissiveTestSupport
 import NIOCore
 import NIOWebSocket
 import Synchronization
@@ -147,9 +148,11 @@ final class DevToolsClient: Sendable {
     func close() async {
         if let current = writer.withLock({ $0 }) { try? await current.close(.normalClosure, reason: nil) }
         task.cancel()
-        browser.withLock { process in
+        let process = browser.withLock { process in
             if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            return process
         }
+        // Chromium may take a while to exit: its wait blocks a thread of its own, not one the other tests share.
+        try? await Fixtures.offThePool { process.waitUntilExit() }
     }
 }

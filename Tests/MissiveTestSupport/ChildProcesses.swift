@@ -83,7 +83,9 @@ extension Fixtures {
         _ executable: String, _ arguments: [String], input: String? = nil, directory: String? = nil,
         environment: [String: String] = [:], inherit: Bool = true, timeout: Duration? = nil, priority: Priority = .normal
     ) async throws -> Run {
-        let (program, programArguments) = priority == .background ? ("/usr/bin/nice", ["-n", "19", executable] + arguments) : (executable, arguments)
+        // Under the idle scheduling class, which a program's children inherit: `swift build` puts its compilers back
+        // to niceness 0, so `nice` would not keep a build from taking the other tests' processor time.
+        let (program, programArguments) = priority == .background ? ("/usr/bin/chrt", ["--idle", "0", executable] + arguments) : (executable, arguments)
         let limited = priority == .normal
         if limited { await slots.acquire(for: Test.current?.id) }
         let result: Result<Run, any Error>
@@ -105,8 +107,9 @@ extension Fixtures {
         /// It starts at once, outside the limit: for the few runs of a test with a tight time limit that does
         /// nothing else in children (a headless browser), which would otherwise wait behind every test of the run.
         case immediate
-        /// It starts at once, outside the limit, at the lowest CPU priority: for long, heavy runs (a `swift build`
-        /// of an example package) that should take only what the other tests leave and hold no slot for minutes.
+        /// It starts at once, outside the limit, in the idle scheduling class (`chrt --idle`), it and its children:
+        /// for long, heavy runs (a `swift build` of an example package) that should take only the processor time the
+        /// other tests leave, and hold no slot for minutes.
         case background
     }
 

@@ -11,7 +11,9 @@ import Glibc
 /// a hostile plugin of the tests' own (`BrokenSnoops`) in the real worker. Each test runs the same hostile plugin with
 /// the walls and without them (``PluginIsolation/Confinement/none``): without them it must find what the walls hold
 /// back, so that a test that passes shows the walls at work, not a plugin that failed to look.
-@Suite(.timeLimit(.minutes(5)))
+// The limit guards against a hang. It counts from the start, and each test waits for one of the child slots first,
+// behind the tests that asked earlier (Fixtures.blocking): minutes, when the command-line suites run beside it.
+@Suite(SanitizerRun.timeLimit(minutes: 20))
 struct ConfinementTests {
     /// A registry running BrokenSnoops, staged beside a file holding `secret`, isolated with `confinement`.
     static func snoops(

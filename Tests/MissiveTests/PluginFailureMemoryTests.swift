@@ -5,7 +5,9 @@ import Testing
 
 /// A message that crashed, hung or was stopped in an isolated plugin costs its deadline once
 /// (`PluginFailureMemory`): the real worker, the real fixtures, and short deadlines.
-@Suite(.timeLimit(.minutes(5)))
+// The limit guards against a hang. It counts from the start, and each test waits for one of the child slots first,
+// behind the tests that asked earlier (Fixtures.blocking): minutes, when the command-line suites run beside it.
+@Suite(SanitizerRun.timeLimit(minutes: 20))
 struct PluginFailureMemoryTests {
     /// A registry that runs `products` isolated with a clock limit of `wallSeconds` per call and a crash limit of
     /// `crashLimit`, remembering failures in `memory`; and the folder the plugins were staged in.
