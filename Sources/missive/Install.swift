@@ -22,7 +22,9 @@ extension MissiveCommand {
                 by default warn once a trusted key is installed, off before; docs/TRUST.md): under require a \
                 plugin that is not signed by a trusted key, unchanged since, is refused with the reason, under \
                 warn the reason is logged and the plugin installed. A signature beside the file (FILE.sig) is \
-                installed with it; install signs nothing itself (`missive sign` does).
+                installed with it; install signs nothing itself (`missive sign` does). The data files a plugin \
+                declares are copied with it, to the same paths relative to the folder, and removed by uninstall; \
+                a plugin whose declared file is missing, or would replace another plugin's, is refused.
                 """)
 
         @Argument(help: "Plugin files (.so) to install.", transform: CommandLinePath.resolve)
@@ -115,7 +117,10 @@ extension MissiveCommand {
 
         private func summary(of plan: PluginInstaller.Plan) -> String {
             let name = "\(plan.metadata.name) \(plan.metadata.version)"
-            let signed = plan.signature == nil ? "" : " (with its signature)"
+            var with: [String] = []
+            if plan.signature != nil { with.append("its signature") }
+            if !plan.dataFiles.isEmpty { with.append("its data file\(plan.dataFiles.count == 1 ? "" : "s") \(plan.dataFiles.joined(separator: ", "))") }
+            let signed = with.isEmpty ? "" : " (with \(with.joined(separator: " and ")))"
             guard let old = plan.replacing else { return "installed \(name) as \(plan.target)\(signed)" }
             if old.metadata.version == plan.metadata.version { return "reinstalled \(name) as \(plan.target)\(signed)" }
             let direction = PluginInstaller.isVersion(plan.metadata.version, olderThan: old.metadata.version) ? "downgraded" : "upgraded"

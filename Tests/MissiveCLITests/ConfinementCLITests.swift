@@ -15,7 +15,8 @@ import Glibc
 /// processes and in files while it loads and reports what it found when it decodes `report.`. Each test has a control
 /// run that differs only in what the test is about and must find what the first run must not, so that a pass shows
 /// the walls at work rather than a plugin that failed to look.
-@Suite(SanitizerRun.timeLimit(minutes: 3))
+// A guard against a hang, which allows for the wait for child slots behind the tests that asked first.
+@Suite(SanitizerRun.timeLimit(minutes: 15))
 struct ConfinementCLITests {
     /// A fresh secret, as a host keeps one in its environment or files: suffixed per place it is hidden.
     static func secret() -> String { "MISSIVE-SECRET-\(UUID().uuidString.prefix(8))" }

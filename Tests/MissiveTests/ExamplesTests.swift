@@ -132,12 +132,18 @@ import Testing
         if SanitizerRun.current != nil {
             #expect(!SanitizerRun.buildFlags.isEmpty, "run the tests under a sanitizer with Scripts/sanitize.sh, which passes MISSIVE_SANITIZER_BUILD_FLAGS")
         }
-        _ = try await swift(["build"] + SanitizerRun.buildFlags, in: "ChatHost")
+        // The host builds in the plugin's build folder, as a developer's second package may: what the two share
+        // (Missive and its dependencies, the same versions and flags) is compiled once, not once per package. A host
+        // searches its own folder for plugins first, so the plugin's build output there goes: the host must find the
+        // installed copy, as on a machine that has only the host and what was installed.
+        let shared = work + "/AcmeMessages/.build"
+        try FileManager.default.removeItem(atPath: plugin)
+        _ = try await swift(["build", "--scratch-path", shared] + SanitizerRun.buildFlags, in: "ChatHost")
         let notice = #"{"id":"n1","conversationID":"team","senderID":"app","sentAt":1767225800000,"objectName":"chat:notice","content":{"text":"Frank joined"}}"#
         let conversation = try String(contentsOfFile: Fixtures.repositoryRoot + "/SampleData/conversation.jsonl", encoding: .utf8)
         try Data((conversation + notice + "\n").utf8).write(to: URL(fileURLWithPath: work + "/input.jsonl"))
         let host = try await Fixtures.run(
-            work + "/ChatHost/.build/debug/chat-host", [work + "/input.jsonl"], directory: work,
+            shared + "/debug/chat-host", [work + "/input.jsonl"], directory: work,
             environment: environment.merging([PluginSearchPath.environmentVariable: Fixtures.buildDirectory]) { $1 })
         #expect(host.status == 0, "\(host.stderr)")
         // The installed plugin decodes the order that hosts without it keep as unknown.

@@ -6,7 +6,8 @@ import Testing
 /// Plugins run isolated, each in a worker process of its own (docs/PROTECTION.md, "Isolated plugins"): the real
 /// `missive-plugin-worker` executable, the real fixture and sample `.so` files, and the real seccomp filter. The test
 /// process itself is the host that must never die.
-@Suite(.timeLimit(.minutes(10)))
+// A guard against a hang, which allows for the wait for child slots behind the tests that asked first.
+@Suite(SanitizerRun.timeLimit(minutes: 20))
 struct IsolationTests {
     /// The worker executable beside the test bundle.
     static let workerCommand = [Fixtures.buildDirectory + "/" + PluginIsolation.workerExecutableName]

@@ -8,7 +8,7 @@ import Glibc
 /// shared libraries it and the plugin need, the plugin file and the files the plugin declares, each read-only at its
 /// host path, `/dev/null`, `/dev/zero` and `/dev/urandom`, the dynamic loader's cache, and the folders and symbolic
 /// links that lead to them. Nothing else: a folder in the view holds only what was put there.
-struct WorkerView {
+package struct WorkerView {
     /// One step of making the view, in the order the worker's child process takes them.
     enum Step: Hashable {
         case directory(String)
@@ -36,7 +36,7 @@ struct WorkerView {
     /// Of the data files a plugin declared (absolute paths beside the plugin), those that are regular files inside the
     /// plugin's folder once every symbolic link is followed: a declared file that leads out of the folder (a link to a
     /// key in the home folder) is left out of the view, and `missive check`'s `metadata.files` reports it.
-    static func declaredFiles(_ paths: [String], pluginPath: String) -> [String] {
+    package static func declaredFiles(_ paths: [String], pluginPath: String) -> [String] {
         guard !paths.isEmpty, let folder = realPath(PluginMetadata.folder(ofPlugin: pluginPath)) else { return [] }
         return paths.filter { path in
             guard let real = realPath(path) else { return false }

@@ -38,6 +38,11 @@ package struct PluginInstallError: Error, Sendable, CustomStringConvertible {
 /// under `require` a plugin that is not signed by a trusted key, unchanged since, is refused; under `warn`
 /// the plan carries the warnings. The installer signs nothing, but a signature beside the file (`FILE.sig`)
 /// is installed with it, so that an installed signed plugin stays signed; uninstalling removes it too.
+///
+/// The data files a plugin declares (``PluginMetadata/dataFiles``, read beside the file) are installed with it, at
+/// the same paths relative to the destination, before the plugin file itself, and removed with it. A plugin whose
+/// declared file is missing is refused, as is one whose file would take the place of another plugin's. A signature
+/// covers the plugin file and its metadata, not its data files.
 package struct PluginInstaller: Sendable {
     /// The folder plugins are installed into and removed from.
     package let destination: String
@@ -80,6 +85,11 @@ package struct PluginInstaller: Sendable {
         package let otherCopies: [InstalledPlugin]
         /// The signature file installed with it, if the file has one.
         package let signature: String?
+        /// The data files the plugin declares (``PluginMetadata/dataFiles``), relative to its folder: each is copied
+        /// from beside ``source`` to the same place beside ``target``.
+        package let dataFiles: [String]
+        /// The data files of the copy it replaces that the new copy no longer declares, removed once it is in place.
+        package let staleDataFiles: [String]
         /// Under a trust policy in `warn` mode, why the file would be refused under `require`, to show the user.
         package let trustWarnings: [MissiveError]
     }
@@ -124,9 +134,34 @@ package struct PluginInstaller: Sendable {
             throw PluginInstallError(
                 source, "version \(metadata.version) is older than the installed \(replacing); use --allow-downgrade to install it anyway")
         }
+        let dataFiles = try checkedDataFiles(of: source, metadata, replacing: replacing, installed: installed)
         return Plan(source: source, metadata: metadata, target: destination + "/" + fileName, replacing: replacing,
                     otherCopies: copies.filter { $0.folder != destination }, signature: Self.signatureFile(of: source),
+                    dataFiles: dataFiles, staleDataFiles: (replacing?.metadata.dataFiles ?? []).filter { !dataFiles.contains($0) },
                     trustWarnings: trustWarnings)
+    }
+
+    /// The data files `metadata` declares, once each is found to be a regular file inside the folder of `source` (links
+    /// followed, as a confined worker's view admits them) and its place in the destination is free: not declared by
+    /// another installed plugin there, and not a file that no plugin there declares.
+    private func checkedDataFiles(
+        of source: String, _ metadata: PluginMetadata, replacing: InstalledPlugin?, installed: [InstalledPlugin]
+    ) throws(PluginInstallError) -> [String] {
+        let others = installed.filter { $0.folder == destination && $0 != replacing }
+        for (relative, path) in zip(metadata.dataFiles, metadata.dataFilePaths(pluginPath: source)) {
+            guard !WorkerView.declaredFiles([path], pluginPath: source).isEmpty else {
+                throw PluginInstallError(
+                    source, "it declares the data file \(relative), but \(path) is missing, is not a regular file or leads out of the plugin's folder")
+            }
+            if let owner = others.first(where: { $0.metadata.dataFiles.contains(relative) }) {
+                throw PluginInstallError(source, "its data file \(relative) is already a data file of \(owner)")
+            }
+            let target = destination + "/" + relative
+            if replacing?.metadata.dataFiles.contains(relative) != true, FileManager.default.fileExists(atPath: target) {
+                throw PluginInstallError(source, "its data file would replace \(target), which no installed plugin declares; move that file away first")
+            }
+        }
+        return metadata.dataFiles
     }
 
     /// The signature file of `source`, as a trust policy finds it: `FILE.sig`, or for a symbolic link without
@@ -151,6 +186,11 @@ package struct PluginInstaller: Sendable {
         } catch {
             throw PluginInstallError(destination, "cannot create the plugin folder: \(error.localizedDescription)")
         }
+        // The data files first, so that a host that finds the new plugin finds its files too.
+        let source = PluginMetadata.folder(ofPlugin: plan.source)
+        for relative in plan.dataFiles {
+            try place(source + "/" + relative, at: destination + "/" + relative, permissions: 0o644)
+        }
         let temporary = destination + "/.\(URL(fileURLWithPath: plan.target).lastPathComponent).\(getpid()).partial"
         do {
             try? manager.removeItem(atPath: temporary)
@@ -165,6 +205,7 @@ package struct PluginInstaller: Sendable {
             try? manager.removeItem(atPath: temporary)
             throw PluginInstallError(plan.target, "cannot move the plugin into place: \(reason)")
         }
+        for relative in plan.staleDataFiles { removeDataFile(relative) }
         let signatureTarget = PluginSignature.path(for: plan.target)
         guard let signature = plan.signature else {
             guard unlink(signatureTarget) == 0 || errno == ENOENT else {
@@ -212,9 +253,45 @@ package struct PluginInstaller: Sendable {
         guard unlink(path) == 0 else {
             throw PluginInstallError(path, "cannot remove it: \(String(cString: strerror(errno)))")
         }
-        // Its signature means nothing without it.
+        // Its signature means nothing without it, nor do its data files, unless another plugin there declares one too.
         unlink(PluginSignature.path(for: path))
+        let others = InstalledPlugin.all(in: destination).filter { $0.path != path }
+        for relative in plugin?.metadata.dataFiles ?? [] where !others.contains(where: { $0.metadata.dataFiles.contains(relative) }) {
+            removeDataFile(relative)
+        }
         return (path, plugin)
+    }
+
+    /// Copies `source` to `target` under a temporary name beside it, then renames it into place, making the folders
+    /// on the way.
+    private func place(_ source: String, at target: String, permissions: Int) throws(PluginInstallError) {
+        let manager = FileManager.default
+        let folder = URL(fileURLWithPath: target).deletingLastPathComponent().path
+        let temporary = folder + "/.\(URL(fileURLWithPath: target).lastPathComponent).\(getpid()).partial"
+        do {
+            try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try? manager.removeItem(atPath: temporary)
+            try manager.copyItem(atPath: URL(fileURLWithPath: source).resolvingSymlinksInPath().path, toPath: temporary)
+            try manager.setAttributes([.posixPermissions: permissions], ofItemAtPath: temporary)
+        } catch {
+            try? manager.removeItem(atPath: temporary)
+            throw PluginInstallError(target, "cannot write the data file: \(error.localizedDescription)")
+        }
+        guard rename(temporary, target) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? manager.removeItem(atPath: temporary)
+            throw PluginInstallError(target, "cannot move the data file into place: \(reason)")
+        }
+    }
+
+    /// Removes the data file at `relative` in the destination, and the folders it leaves empty below the destination.
+    private func removeDataFile(_ relative: String) {
+        var path = destination + "/" + relative
+        guard unlink(path) == 0 else { return }
+        while true {
+            path = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            guard path.count > destination.count, path.hasPrefix(destination + "/"), rmdir(path) == 0 else { return }
+        }
     }
 
     /// Whether version `a` is older than `b`, comparing their dot-separated numbers (`1.10.0` is newer than
