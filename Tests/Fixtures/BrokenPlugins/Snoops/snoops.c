@@ -1,7 +1,8 @@
 /* Defect: a hostile plugin that looks for what it was not handed (docs/PROTECTION.md, "The worker's own world").
    While loading, when the worker still may open files for reading, it looks at every other process it can see in
    /proc (environ, cmdline, maps, the files its descriptors name, and the mem of its parent and of Missive's processes, which it keeps open), reads /etc/passwd, and reads every file it can
-   under /tmp, /root, /home and /var/tmp, looking for the marker "MISSIVE-SECRET-". Its decode then fails with a
+   in its own folder and under /tmp, /root, /home and /var/tmp (but itself and the files its process maps: the worker
+   and the libraries, which it was handed), looking for the marker "MISSIVE-SECRET-". Its decode then fails with a
    reason that says what it found:
      "report"          what loading found, with the process memory it kept open read again now (a server's tokens
                        appear after it started);
@@ -47,12 +48,43 @@ static struct {
     unsigned long ranges[MAX_MEMORIES][256][2];
     int range_counts[MAX_MEMORIES];
     char self[4096]; /* the plugin's own file, which holds the marker as a constant */
+    /* The files mapped into its own process (the worker executable, the libraries): what it was handed, not found. */
+    char mapped[128][512];
+    int mapped_count;
 } loot;
+
+/* Notes the files its own process maps, from /proc/self/maps. */
+static void note_own_files(void) {
+    loot.mapped_count = 0;
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (!maps) return;
+    char line[1024];
+    while (fgets(line, sizeof line, maps) && loot.mapped_count < 128) {
+        char *path = strchr(line, '/');
+        if (!path) continue;
+        path[strcspn(path, "\n")] = '\0';
+        int known = 0;
+        for (int index = 0; index < loot.mapped_count && !known; index++) known = strcmp(loot.mapped[index], path) == 0;
+        if (!known) snprintf(loot.mapped[loot.mapped_count++], sizeof loot.mapped[0], "%s", path);
+    }
+    fclose(maps);
+}
+
+/* Whether `path` is the plugin itself or a file its process maps. */
+static int is_own(const char *path) {
+    if (strcmp(path, loot.self) == 0) return 1;
+    for (int index = 0; index < loot.mapped_count; index++) {
+        if (strcmp(loot.mapped[index], path) == 0) return 1;
+    }
+    return 0;
+}
 
 static void note_secret(const char *at, size_t available) {
     size_t length = 0;
-    /* The marker alone is this plugin's own constant, wherever it is seen. */
-    if (available <= strlen(MARKER) || at[strlen(MARKER)] == '\0') return;
+    /* The marker alone, or followed by what cannot be in a secret (source code that builds one), is not a secret. */
+    if (available <= strlen(MARKER)) return;
+    char next = at[strlen(MARKER)];
+    if (!((next >= 'A' && next <= 'Z') || (next >= 'a' && next <= 'z') || (next >= '0' && next <= '9'))) return;
     while (length < available && length < 47) {
         char c = at[length];
         if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) break;
@@ -133,7 +165,7 @@ static void walk(const char *folder, int depth, int *budget) {
         (*budget)--;
         if (S_ISDIR(info.st_mode)) {
             walk(path, depth + 1, budget);
-        } else if (S_ISREG(info.st_mode) && info.st_size < (64 << 20) && strcmp(path, loot.self) != 0) {
+        } else if (S_ISREG(info.st_mode) && info.st_size < (64 << 20) && !is_own(path)) {
             loot.files += scan_file(path);
         }
     }
@@ -202,7 +234,16 @@ static void look_around(void) {
         closedir(proc);
     }
     loot.passwd = scan_file("/etc/passwd");
+    note_own_files();
     int budget = 20000;
+    /* Its own folder first (what lies beside a plugin is the likeliest loot), then the usual places. */
+    char own_folder[4096];
+    snprintf(own_folder, sizeof own_folder, "%s", loot.self);
+    char *slash = strrchr(own_folder, '/');
+    if (slash && slash != own_folder) {
+        *slash = '\0';
+        walk(own_folder, 0, &budget);
+    }
     const char *folders[] = {"/tmp", "/root", "/home", "/var/tmp"};
     for (size_t index = 0; index < sizeof folders / sizeof folders[0]; index++) walk(folders[index], 0, &budget);
 }
