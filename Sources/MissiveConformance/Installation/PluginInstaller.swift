@@ -174,8 +174,9 @@ package struct PluginInstaller: Sendable {
         return manager.fileExists(atPath: resolved) ? resolved : nil
     }
 
-    /// Copies the file into place: to a temporary name first (which discovery skips, since it does not end
-    /// in `.so`), then renamed over the target, creating the destination folder if needed. Then the same for
+    /// Copies the plugin's data files into place, then the file: each to a temporary name first (which discovery
+    /// skips, since it does not end in `.so`), then renamed over the target, creating the folders needed; then
+    /// removes the data files of the replaced copy that the new one no longer declares. Then the same for
     /// its signature, as the target's `FILE.sig`; a signature of an earlier copy is removed when the new
     /// file has none. Between the two renames a host starting sees the new file with the old signature (or
     /// none), which a trust policy refuses or warns about as a file changed after signing.
@@ -189,22 +190,9 @@ package struct PluginInstaller: Sendable {
         // The data files first, so that a host that finds the new plugin finds its files too.
         let source = PluginMetadata.folder(ofPlugin: plan.source)
         for relative in plan.dataFiles {
-            try place(source + "/" + relative, at: destination + "/" + relative, permissions: 0o644)
+            try place(source + "/" + relative, at: destination + "/" + relative, permissions: 0o644, as: "the data file")
         }
-        let temporary = destination + "/.\(URL(fileURLWithPath: plan.target).lastPathComponent).\(getpid()).partial"
-        do {
-            try? manager.removeItem(atPath: temporary)
-            try manager.copyItem(atPath: plan.source, toPath: temporary)
-            try manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: temporary)
-        } catch {
-            try? manager.removeItem(atPath: temporary)
-            throw PluginInstallError(plan.target, "cannot write the plugin: \(error.localizedDescription)")
-        }
-        guard rename(temporary, plan.target) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? manager.removeItem(atPath: temporary)
-            throw PluginInstallError(plan.target, "cannot move the plugin into place: \(reason)")
-        }
+        try place(plan.source, at: plan.target, permissions: 0o755, as: "the plugin")
         for relative in plan.staleDataFiles { removeDataFile(relative) }
         let signatureTarget = PluginSignature.path(for: plan.target)
         guard let signature = plan.signature else {
@@ -213,20 +201,7 @@ package struct PluginInstaller: Sendable {
             }
             return
         }
-        let signatureTemporary = temporary + PluginSignature.fileSuffix
-        do {
-            try? manager.removeItem(atPath: signatureTemporary)
-            try manager.copyItem(atPath: signature, toPath: signatureTemporary)
-            try manager.setAttributes([.posixPermissions: 0o644], ofItemAtPath: signatureTemporary)
-        } catch {
-            try? manager.removeItem(atPath: signatureTemporary)
-            throw PluginInstallError(signatureTarget, "cannot write the signature: \(error.localizedDescription)")
-        }
-        guard rename(signatureTemporary, signatureTarget) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? manager.removeItem(atPath: signatureTemporary)
-            throw PluginInstallError(signatureTarget, "cannot move the signature into place: \(reason)")
-        }
+        try place(signature, at: signatureTarget, permissions: 0o644, as: "the signature")
     }
 
     /// Removes the installed plugin whose plugin name or file name is `name` from the destination, with its
@@ -262,9 +237,10 @@ package struct PluginInstaller: Sendable {
         return (path, plugin)
     }
 
-    /// Copies `source` to `target` under a temporary name beside it, then renames it into place, making the folders
-    /// on the way.
-    private func place(_ source: String, at target: String, permissions: Int) throws(PluginInstallError) {
+    /// Copies `source` (`what`, for an error) to `target` under a temporary name beside it, which discovery skips since
+    /// it does not end in `.so`, then renames it into place, making the folders on the way: a host starting meanwhile
+    /// sees the old file or the new one, never half of one.
+    private func place(_ source: String, at target: String, permissions: Int, as what: String) throws(PluginInstallError) {
         let manager = FileManager.default
         let folder = URL(fileURLWithPath: target).deletingLastPathComponent().path
         let temporary = folder + "/.\(URL(fileURLWithPath: target).lastPathComponent).\(getpid()).partial"
@@ -275,12 +251,12 @@ package struct PluginInstaller: Sendable {
             try manager.setAttributes([.posixPermissions: permissions], ofItemAtPath: temporary)
         } catch {
             try? manager.removeItem(atPath: temporary)
-            throw PluginInstallError(target, "cannot write the data file: \(error.localizedDescription)")
+            throw PluginInstallError(target, "cannot write \(what): \(error.localizedDescription)")
         }
         guard rename(temporary, target) == 0 else {
             let reason = String(cString: strerror(errno))
             try? manager.removeItem(atPath: temporary)
-            throw PluginInstallError(target, "cannot move the data file into place: \(reason)")
+            throw PluginInstallError(target, "cannot move \(what) into place: \(reason)")
         }
     }
 
