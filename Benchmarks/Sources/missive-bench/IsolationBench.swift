@@ -17,6 +17,7 @@ enum IsolationBench {
         var inProcess: Samples, isolated: Samples
         var roundTrip: (p50: Double, p99: Double), inProcessRoundTrip: (p50: Double, p99: Double), floorRoundTrip: (p50: Double, p99: Double)
         var spinningFloorRoundTrip: (p50: Double, p99: Double)
+        var unconfinedRoundTrip: (p50: Double, p99: Double)
         var startupInProcess: Samples, startupIsolated: Samples, startupUnconfined: Samples
         var workerMemory: [(resident: Double, proportional: Double)], startupMemory: (resident: Double, proportional: Double)
         var startupMemoryUnconfined: (resident: Double, proportional: Double)
@@ -63,6 +64,11 @@ enum IsolationBench {
         let floorTrip = try pingPongFloor(calls: 20_000, spin: false)
         let spinningFloorTrip = try pingPongFloor(calls: 20_000, spin: true)
         let trip = roundTrip(isolated, envelopes, calls: 20_000)
+        // The same plugins isolated without namespaces: what the walls add to a call, if anything.
+        var unconfinedProtection = PluginProtection()
+        unconfinedProtection.isolation = try isolation(plugins: plugins, confined: false)
+        let unconfined = MessageRegistry.discover(searchPath: searchPath, protection: unconfinedProtection).registry
+        let unconfinedTrip = roundTrip(unconfined, envelopes, calls: 20_000)
         let localTrip = roundTrip(local, envelopes, calls: 20_000)
         let memory = isolated.isolatedWorkerMemory.map { (Double($0.resident) / 1_048_576, Double($0.proportional) / 1_048_576) }
         var startupLocal: [Double] = [], startupIsolated: [Double] = [], startupUnconfined: [Double] = []
@@ -87,7 +93,7 @@ enum IsolationBench {
         }
         return Measurements(
             inProcess: Samples(values: inProcess), isolated: Samples(values: isolatedRates), roundTrip: trip, inProcessRoundTrip: localTrip,
-            floorRoundTrip: floorTrip, spinningFloorRoundTrip: spinningFloorTrip,
+            floorRoundTrip: floorTrip, spinningFloorRoundTrip: spinningFloorTrip, unconfinedRoundTrip: unconfinedTrip,
             startupInProcess: Samples(values: startupLocal), startupIsolated: Samples(values: startupIsolated),
             startupUnconfined: Samples(values: startupUnconfined), workerMemory: memory, startupMemory: startupMemory,
             startupMemoryUnconfined: startupMemoryUnconfined, messages: messages)
@@ -236,6 +242,7 @@ enum IsolationBench {
         print("| floor: 64 bytes to an echoing child process and back, both sleeping in `recv` | \(format(m.floorRoundTrip.p50, 2)) | \(format(m.floorRoundTrip.p99, 2)) |")
         print("| floor, both looking for 50 µs before they sleep | \(format(m.spinningFloorRoundTrip.p50, 2)) | \(format(m.spinningFloorRoundTrip.p99, 2)) |")
         print("| isolated: a round trip to the worker | \(format(m.roundTrip.p50, 2)) | \(format(m.roundTrip.p99, 2)) |")
+        print("| isolated without namespaces: the same | \(format(m.unconfinedRoundTrip.p50, 2)) | \(format(m.unconfinedRoundTrip.p99, 2)) |")
         print("")
         print("| startup of \(Startup.pluginCount) plugins (eager, no cache), ms | median (min–max) |")
         print("|---|---|")
