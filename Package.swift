@@ -266,6 +266,29 @@ let package = Package(
             name: "MissiveConformanceTests", dependencies: ["Missive", "MissiveConformance", "MissiveTestSupport"], swiftSettings: strictSwift),
         // Transcripts, the terminal renderer, and the HTML renderer drawn in a headless Chromium.
         .testTarget(name: "MissiveRenderingTests", dependencies: ["MissiveRendering", "MissiveTestSupport"], swiftSettings: strictSwift),
+        // Examples/ChatService, a host app that mounts the server's routes beside its own, compiled here from the
+        // example's own files so that CI builds it and runs its router test without building the server's
+        // dependencies a second time (its Package.swift, which resolves Missive by URL, is what a user builds;
+        // docs/TESTING.md).
+        .target(
+            name: "ChatService",
+            dependencies: [
+                "Missive", "MissiveServer", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"), .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/ChatService/Sources/ChatService"
+        ),
+        .executableTarget(
+            name: "chat-service", dependencies: ["ChatService", "Missive", "MissiveServer", .product(name: "Logging", package: "swift-log")], path: "Examples/ChatService/Sources/chat-service"
+        ),
+        .testTarget(
+            name: "ChatServiceTests",
+            dependencies: [
+                "ChatService", "Missive", "MissiveServer", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/ChatService/Tests/ChatServiceTests"
+        ),
         // The store, on both backends: SQLite, and a real PostgreSQL server.
         // (GRDB: to write a store of an older schema, and one of a newer, as files of those versions are.)
         .testTarget(
@@ -286,7 +309,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 // A push gateway for the push tests (already built for the server).
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                // The router mode: requests straight to the server's router, no socket.
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictSwift
         ),

@@ -20,27 +20,28 @@ extension MissiveServer {
         let message: String
     }
 
-    /// Registers the action endpoints on the API's group, behind its authentication and rate limit.
-    func addActionRoutes(to api: RouterGroup<ServerContext>) {
-        api.get("actions") { _, context in
-            _ = try context.requireMember()
-            return JSONResponse.make(ActionListJSON(actions: registry.composerActions.map(ServerActionJSON.init)))
+    /// The action routes: the composer's actions, a message's actions, performing one, composing a message.
+    func actionRoutes<Context: MissiveRequestContext>(context: Context.Type) -> RouteCollection<MemberRequestContext<Context>> {
+        let routes = RouteCollection(context: MemberRequestContext<Context>.self)
+        routes.get("actions") { _, _ in
+            JSONResponse.make(ActionListJSON(actions: registry.composerActions.map(ServerActionJSON.init)))
         }
-        api.get("conversations/:conversation/messages/:message/actions") { _, context in
+        routes.get("conversations/:conversation/messages/:message/actions") { _, context in
             try await listActions(
-                member: try context.requireMember(), conversation: try Self.pathID(context, "conversation"),
-                messageID: try Self.pathID(context, "message"))
+                member: context.member, conversation: try Self.pathParameter(context, "conversation"),
+                messageID: try Self.pathParameter(context, "message"))
         }
-        api.post("conversations/:conversation/messages/:message/actions/:action") { request, context in
+        routes.post("conversations/:conversation/messages/:message/actions/:action") { request, context in
             try await performAction(
-                request, member: try context.requireMember(), conversation: try Self.pathID(context, "conversation"),
-                messageID: try Self.pathID(context, "message"), actionID: try Self.pathID(context, "action"))
+                request, member: context.member, conversation: try Self.pathParameter(context, "conversation"),
+                messageID: try Self.pathParameter(context, "message"), actionID: try Self.pathParameter(context, "action"))
         }
-        api.post("conversations/:conversation/compose/:action") { request, context in
+        routes.post("conversations/:conversation/compose/:action") { request, context in
             try await composeMessage(
-                request, member: try context.requireMember(), conversation: try Self.pathID(context, "conversation"),
-                actionID: try Self.pathID(context, "action"))
+                request, member: context.member, conversation: try Self.pathParameter(context, "conversation"),
+                actionID: try Self.pathParameter(context, "action"))
         }
+        return routes
     }
 
     // MARK: Message actions
@@ -176,14 +177,6 @@ extension MissiveServer {
     }
 
     // MARK: Requests
-
-    /// A path parameter with its percent escapes decoded.
-    private static func pathID(_ context: ServerContext, _ name: String) throws -> String {
-        guard let id = try context.parameters.require(name).removingPercentEncoding, !id.isEmpty else {
-            throw APIError.badRequest("malformed-request", "the \(name) id in the path is not percent-encoded UTF-8")
-        }
-        return id
-    }
 
     /// The members of an action's body, a JSON object with no members but `allowed`; an empty body is an empty
     /// object.

@@ -95,8 +95,9 @@ enum EventJSON {
         encoded(Answer(type: type, ref: RawJSON(ref ?? Array("null".utf8)), result: result))
     }
 
-    static func failure(ref: [UInt8]?, code: String, message: String) -> [UInt8] {
-        encoded(Failure(ref: RawJSON(ref ?? Array("null".utf8)), error: .init(code: code, message: message)))
+    /// The `error` frame of `error`: the same `code`, `message` (and `retryAfter`) as the HTTP answer's body.
+    static func failure(ref: [UInt8]?, _ error: APIError) -> [UInt8] {
+        encoded(Failure(ref: RawJSON(ref ?? Array("null".utf8)), error: .init(code: error.code, message: error.message, retryAfter: error.retryAfter)))
     }
 
     private static func encoded(_ value: some Encodable) -> [UInt8] {

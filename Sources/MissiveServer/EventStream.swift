@@ -18,12 +18,13 @@ import NIOWebSocket
 /// (a type report), each answered with a frame carrying its `ref` (`sent`, `marked`, `reported` or `error`).
 /// docs/SERVER.md describes every frame.
 extension MissiveServer {
-    /// Adds the event stream to `api`, behind its authentication.
-    func addEventStream(to api: RouterGroup<ServerContext>) {
-        api.ws(
+    /// The event stream's route (a WebSocket upgrade, in the host's own context).
+    func eventRoutes<Context: MissiveRequestContext>(context: Context.Type) -> RouteCollection<Context> {
+        let routes = RouteCollection(context: Context.self)
+        routes.ws(
             "events",
             shouldUpgrade: { request, context in
-                _ = try context.requireMember()
+                guard context.missiveMember != nil else { throw APIError.unauthorized("this request needs a member's token") }
                 // A position that is not a number is refused, with the reason.
                 if let after = request.uri.queryParameters.get("after"), (Int64(after) ?? -1) < 0 {
                     throw APIError.badRequest(
@@ -35,12 +36,13 @@ extension MissiveServer {
             onUpgrade: { inbound, outbound, context in
                 try await stream(inbound, outbound, context)
             })
+        return routes
     }
 
     private func stream(
-        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, _ context: WebSocketRouterContext<ServerContext>
+        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, _ context: WebSocketRouterContext<some MissiveRequestContext>
     ) async throws {
-        let member = try context.requestContext.requireMember()
+        guard let member = context.requestContext.missiveMember else { throw APIError.unauthorized("this request needs a member's token") }
         let after = context.request.uri.queryParameters.get("after").flatMap { Int64($0) }
         let channel = context.requestContext.channel
         await events.waitUntilStarted()
@@ -136,7 +138,7 @@ extension MissiveServer {
         do {
             fields = try Self.members(of: frame)
         } catch {
-            return EventJSON.failure(ref: nil, code: "malformed-frame", message: "a frame is one JSON object: \(error)")
+            return EventJSON.failure(ref: nil, APIError.badRequest("malformed-frame", "a frame is one JSON object: \(error)"))
         }
         // The ref comes back as it was sent, when it is a string or a number.
         let ref = fields["ref"].flatMap { bytes -> [UInt8]? in
@@ -145,10 +147,7 @@ extension MissiveServer {
         }
         do {
             let type = try Self.stringField(fields, "type")
-            let wait = rateLimit.take(for: member, at: .now)
-            if wait > 0 {
-                throw APIError(status: .tooManyRequests, code: "rate-limited", message: "too many requests; try again in \(Int(wait.rounded(.up))) s")
-            }
+            try rateLimit.admit(member)
             switch type {
             case "send":
                 let conversation = try Self.stringField(fields, "conversation")
@@ -168,12 +167,8 @@ extension MissiveServer {
             default:
                 throw APIError.badRequest("unknown-frame", "no frame of type \(TextHygiene.line(type)): send, read or types")
             }
-        } catch let error as APIError {
-            return EventJSON.failure(ref: ref, code: error.code, message: error.message)
-        } catch let error as StoreError {
-            return EventJSON.failure(ref: ref, code: "store-unavailable", message: "the store cannot answer now: \(error.code)")
         } catch {
-            return EventJSON.failure(ref: ref, code: "internal", message: "the server failed to answer")
+            return EventJSON.failure(ref: ref, APIError(answering: error, logger: logger))
         }
     }
 

@@ -6,15 +6,23 @@ import MissiveCore
 import NIOCore
 
 extension MissiveServer {
+    /// The media routes: uploading a file to a conversation, downloading one.
+    func mediaRoutes<Context: MissiveRequestContext>(context: Context.Type) -> RouteCollection<MemberRequestContext<Context>> {
+        let routes = RouteCollection(context: MemberRequestContext<Context>.self)
+        routes.post("conversations/:conversation/media") { request, context in try await uploadMedia(request, context: context) }
+        routes.get("conversations/:conversation/media/:sha256") { request, context in try await downloadMedia(request, context: context) }
+        return routes
+    }
+
     /// `POST /api/v1/conversations/{id}/media[?name=NAME]`: a member uploads a file for a media message.
     ///
     /// The body is the file's bytes, `Content-Type` its type. The bytes are written to a temporary file as they
     /// come, hashed, checked against the type (``MediaSniffing``), and kept under their SHA-256. The answer is
     /// what a media reference (`MS:Image`, `MS:File`, `MS:Voice`, `MS:Video`) takes: `remoteURL`, `mimeType`,
     /// `sizeBytes`, and the `name` and `sha256`.
-    func uploadMedia(_ request: Request, context: ServerContext) async throws -> Response {
-        let member = try context.requireMember()
-        let conversation = try Self.decoded(try context.parameters.require("conversation"))
+    func uploadMedia(_ request: Request, context: MemberRequestContext<some MissiveRequestContext>) async throws -> Response {
+        let member = context.member
+        let conversation = try Self.pathParameter(context, "conversation")
         _ = try await requireMembership(member, conversation)
         let limit = configuration.limits.maxUploadBytes
         if let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > Int64(limit) {
@@ -59,9 +67,9 @@ extension MissiveServer {
     /// The file is streamed from disk with the type it was stored as, and headers that keep a browser from running
     /// it (`Content-Security-Policy: sandbox`, `nosniff`, an attachment unless it is an image, a sound or a video it
     /// may show). `If-None-Match` with the hash answers `304`; one `Range` of bytes answers `206`.
-    func downloadMedia(_ request: Request, context: ServerContext) async throws -> Response {
-        let member = try context.requireMember()
-        let conversation = try Self.decoded(try context.parameters.require("conversation"))
+    func downloadMedia(_ request: Request, context: MemberRequestContext<some MissiveRequestContext>) async throws -> Response {
+        let member = context.member
+        let conversation = try Self.pathParameter(context, "conversation")
         _ = try await requireMembership(member, conversation)
         let hash = try context.parameters.require("sha256")
         // A file uploaded to another conversation answers exactly as one that does not exist.
@@ -156,7 +164,7 @@ extension MissiveServer {
     }
 
     /// A media file that cannot be written: logged, and answered `503`.
-    private static func mediaUnavailable(_ error: MediaStorageError, _ context: ServerContext) -> APIError {
+    private static func mediaUnavailable(_ error: MediaStorageError, _ context: some RequestContext) -> APIError {
         context.logger.error("media: \(error)")
         return APIError(status: .serviceUnavailable, code: "media-unavailable", message: "the server cannot keep the file now")
     }

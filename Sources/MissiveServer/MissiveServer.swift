@@ -26,13 +26,13 @@ public struct MissiveServer: Sendable {
     public let accounts: ServerAccounts
     /// The uploaded files and the conversations each was uploaded to.
     let media: MediaLibrary
-    private let logger: Logger
+    let logger: Logger
     /// Conversations are made one at a time, so that two members cannot both make the same one.
     private let creation = SerialGate()
     /// The live connections and the feed that reaches them.
     let events: EventHub
     /// Each member's allowance of requests, shared by HTTP and the event stream.
-    let rateLimit: RateLimit.Buckets
+    let rateLimit: RateLimiter
     /// The pushes to the gateway, when ``ServerConfiguration/pushGateway`` names one.
     let pushes: PushDispatcher?
     /// Where the registry's calls run: off the concurrency pool when some plugin is isolated.
@@ -74,7 +74,7 @@ public struct MissiveServer: Sendable {
         self.logger = logger
         pluginCalls = PluginCalls(registry: registry)
         events = EventHub(store: store, queueLength: configuration.limits.eventQueueLength, logger: logger, accounts: accounts)
-        rateLimit = RateLimit.Buckets(burst: configuration.limits.burst, perSecond: configuration.limits.requestsPerSecond)
+        rateLimit = RateLimiter(burst: configuration.limits.burst, perSecond: configuration.limits.requestsPerSecond)
         pushes = configuration.pushGateway.map { [store] gateway in
             PushDispatcher(
                 gateway: gateway, policy: configuration.pushPolicy, deadLetterPath: configuration.pushDeadLettersPath, logger: logger,
@@ -103,7 +103,7 @@ public struct MissiveServer: Sendable {
     ) async throws {
         let host = configuration.host
         let port = configuration.port
-        let router = makeRouter()
+        let router = buildRouter()
         let application = Application(
             router: router,
             server: .http1WebSocketUpgrade(
@@ -114,11 +114,8 @@ public struct MissiveServer: Sendable {
             configuration: .init(address: .hostname(host, port: port), serverName: "missive"),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? port) },
             logger: logger)
-        // The group stops its services last to first: the pushes after the requests in flight, which may queue some.
-        // The plugin failures are written last of all, once the requests that may meet some have ended.
-        let failures: [any Service] =
-            registry.pluginFailureMemories.isEmpty ? [] : [PluginFailureService(registry: registry, store: store, logger: logger)]
-        let services: [any Service] = failures + (pushes.map { [$0] } ?? []) + [EventFeedService(hub: events), application]
+        // The group stops its services last to first: the application (the requests in flight) before the server's own.
+        let services: [any Service] = self.services + [application]
         var group = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(30)
@@ -126,42 +123,15 @@ public struct MissiveServer: Sendable {
         try await ServiceGroup(configuration: group).run()
     }
 
-    // MARK: Routes
-
-    private func makeRouter() -> Router<ServerContext> {
-        let router = Router(context: ServerContext.self)
-        router.add(middleware: SecurityHeaders())
-        let api = router.group("api/v1")
-            .add(middleware: Authentication(accounts: accounts))
-            .add(middleware: RateLimit(buckets: rateLimit))
-        api.get("me") { _, context in
-            JSONResponse.make(MeJSON(member: try context.requireMember()))
-        }
-        api.get("conversations") { _, context in
-            let member = try context.requireMember()
-            return JSONResponse.make(ConversationListJSON(conversations: try await conversationList(member: member)))
-        }
-        api.post("conversations") { request, context in
-            try await createConversation(request, member: try context.requireMember())
-        }
-        api.get("conversations/:conversation") { _, context in
-            let member = try context.requireMember()
-            let id = try Self.decoded(try context.parameters.require("conversation"))
-            let members = try await requireMembership(member, id)
-            let state = try await store.readState(member: member, conversation: id)
-            return JSONResponse.make(ConversationJSON(id: id, members: members, readUpTo: state.readUpTo, unreadCount: state.unreadCount))
-        }
-        api.post("conversations/:conversation/messages") { request, context in
-            try await send(request, member: try context.requireMember(), conversation: try Self.decoded(try context.parameters.require("conversation")))
-        }
-        addReading(to: api)
-        addEventStream(to: api)
-        addActionRoutes(to: api)
-        addTypeReports(to: api)
-        api.post("conversations/:conversation/media") { request, context in try await uploadMedia(request, context: context) }
-        api.get("conversations/:conversation/media/:sha256") { request, context in try await downloadMedia(request, context: context) }
-        addWebPage(to: router)
-        return router
+    /// The services the server's routes need running beside them: the feed that reaches the event streams, the
+    /// pushes to the gateway, and the writing down of the messages isolated plugins failed on. A host that mounts
+    /// the routes (``routes(context:)``) runs these in its application (`Application(router:services:)`), and
+    /// lists them before anything its routes' requests need to finish: a service group stops its services last
+    /// to first, so these stop after the requests in flight, which may queue pushes or meet failures.
+    public var services: [any Service] {
+        let failures: [any Service] =
+            registry.pluginFailureMemories.isEmpty ? [] : [PluginFailureService(registry: registry, store: store, logger: logger)]
+        return failures + (pushes.map { [$0] } ?? []) + [EventFeedService(hub: events)]
     }
 
     /// The member's conversations: those with messages, newest activity first, then those without, by id.
@@ -172,10 +142,11 @@ public struct MissiveServer: Sendable {
         return summaries.map(ConversationSummaryJSON.init) + empty.map { ConversationSummaryJSON(id: $0, unreadCount: 0, messageCount: 0, lastMessage: nil) }
     }
 
-    /// A conversation id from the path, its percent escapes decoded (`a%3Ab` is `a:b`).
-    static func decoded(_ segment: String) throws -> String {
+    /// An id from the path (`what` names it: `conversation`, `message`...), its percent escapes decoded (`a%3Ab`
+    /// is `a:b`).
+    static func decoded(_ segment: String, _ what: String = "conversation") throws -> String {
         guard let id = segment.removingPercentEncoding, !id.isEmpty else {
-            throw APIError.badRequest("malformed-request", "the conversation id in the path is not percent-encoded UTF-8")
+            throw APIError.badRequest("malformed-request", "the \(what) id in the path is not percent-encoded UTF-8")
         }
         return id
     }
@@ -189,7 +160,7 @@ public struct MissiveServer: Sendable {
 
     /// `POST /api/v1/conversations` `{"id": "team", "members": ["bob"]}`: a new conversation of the member who
     /// asks and the members named, each of whom must have an account.
-    private func createConversation(_ request: Request, member: String) async throws -> Response {
+    func createConversation(_ request: Request, member: String) async throws -> Response {
         let body = try await Self.jsonBody(request, limit: configuration.limits.maxRequestBytes)
         guard case .string(let id)? = body["id"] else { throw APIError.badRequest("malformed-request", "the body needs \"id\", a string") }
         var names: [String] = []
@@ -263,41 +234,6 @@ public struct MissiveServer: Sendable {
     static func isValidConversationID(_ id: String) -> Bool {
         let bytes = Array(id.utf8)
         return ServerAccounts.isName(bytes, length: 1...128, punctuation: ".-_:@")
-    }
-}
-
-/// Headers every response carries: nothing is sniffed into another type, framed by another site, or cached.
-struct SecurityHeaders: RouterMiddleware {
-    typealias Context = ServerContext
-
-    func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
-        var response: Response
-        do {
-            response = try await next(request, context)
-        } catch let error as APIError {
-            response = try error.response(from: request, context: context)
-        } catch let error as HTTPError {
-            // Hummingbird's own (no route: 404; a body over its limit: 413), as the API's JSON.
-            let code = error.status == .notFound ? "not-found" : error.status == .contentTooLarge ? "too-large" : "http-\(error.status.code)"
-            response = try APIError(status: error.status, code: code, message: error.body ?? error.status.reasonPhrase, headers: error.headers)
-                .response(from: request, context: context)
-        } catch let error as any HTTPResponseError {
-            response = try error.response(from: request, context: context)
-        } catch let error as StoreError {
-            context.logger.error("store: \(error)")
-            response = try APIError(status: .serviceUnavailable, code: "store-unavailable", message: "the store cannot answer now").response(from: request, context: context)
-        } catch let error as AccountError {
-            context.logger.error("accounts: \(error)")
-            response = try APIError(status: .serviceUnavailable, code: "accounts-unavailable", message: "the accounts cannot be read now")
-                .response(from: request, context: context)
-        } catch {
-            context.logger.error("unexpected: \(error)")
-            response = try APIError(status: .internalServerError, code: "internal", message: "the server failed to answer").response(from: request, context: context)
-        }
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[.init("X-Frame-Options")!] = "DENY"
-        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
-        return response
     }
 }
 

@@ -3,26 +3,30 @@ import Hummingbird
 import MissiveCore
 import MissiveStore
 
-// What a member reads: history by pages, read marks, search.
+// Messages: sending, history by pages, read marks, search.
 
 extension MissiveServer {
-    func addReading(to api: RouterGroup<ServerContext>) {
-        api.get("conversations/:conversation/messages") { request, context in
-            let member = try context.requireMember()
-            let id = try Self.decoded(try context.parameters.require("conversation"))
-            _ = try await requireMembership(member, id)
+    /// The message routes: sending, history, read marks, search.
+    func messageRoutes<Context: MissiveRequestContext>(context: Context.Type) -> RouteCollection<MemberRequestContext<Context>> {
+        let routes = RouteCollection(context: MemberRequestContext<Context>.self)
+        routes.post("conversations/:conversation/messages") { request, context in
+            try await send(request, member: context.member, conversation: try Self.pathParameter(context, "conversation"))
+        }
+        routes.get("conversations/:conversation/messages") { request, context in
+            let id = try Self.pathParameter(context, "conversation")
+            _ = try await requireMembership(context.member, id)
             return JSONResponse.make(MessageListJSON(messages: try await history(request, conversation: id).map(StoredMessageJSON.init)))
         }
-        api.post("conversations/:conversation/read") { request, context in
-            let member = try context.requireMember()
-            let id = try Self.decoded(try context.parameters.require("conversation"))
+        routes.post("conversations/:conversation/read") { request, context in
+            let id = try Self.pathParameter(context, "conversation")
             let body = try await Self.jsonBody(request, limit: configuration.limits.maxRequestBytes)
             guard case .string(let upTo)? = body["upTo"] else { throw APIError.badRequest("malformed-request", "the body needs \"upTo\", a message id") }
-            return JSONResponse.make(try await markRead(member: member, conversation: id, upTo: upTo))
+            return JSONResponse.make(try await markRead(member: context.member, conversation: id, upTo: upTo))
         }
-        api.get("search") { request, context in
-            try await search(request, member: try context.requireMember())
+        routes.get("search") { request, context in
+            try await search(request, member: context.member)
         }
+        return routes
     }
 
     /// `GET …/messages`: the newest `limit` messages, or the `limit` before or after a message of the conversation

@@ -12,23 +12,23 @@ extension MissiveServer {
     /// The longest version a report may give, in characters.
     static let maxReportedVersionLength = 64
 
-    /// Registers the type report routes on the API's group, behind its authentication and rate limit.
-    func addTypeReports(to api: RouterGroup<ServerContext>) {
-        api.put("me/types") { request, context in
-            let member = try context.requireMember()
+    /// Adds the type report routes to the conversations' collection.
+    func addTypeReports<Context: MissiveRequestContext>(to routes: RouteCollection<MemberRequestContext<Context>>) {
+        routes.put("me/types") { request, context in
+            let member = context.member
             let body = try await Self.jsonBody(request, limit: configuration.limits.maxRequestBytes)
             return JSONResponse.make(try await reportTypes(body, member: member))
         }
-        api.get("me/types") { _, context in
-            let member = try context.requireMember()
+        routes.get("me/types") { _, context in
+            let member = context.member
             guard let report = try await accounts.typeReport(member: member) else {
                 throw APIError(status: .notFound, code: "no-report", message: "\(member) has not reported which types its client can draw")
             }
             return JSONResponse.make(report)
         }
-        api.get("conversations/:conversation/types/:objectName") { _, context in
-            let member = try context.requireMember()
-            let conversation = try Self.decoded(try context.parameters.require("conversation"))
+        routes.get("conversations/:conversation/types/:objectName") { _, context in
+            let member = context.member
+            let conversation = try Self.pathParameter(context, "conversation")
             guard let objectName = try context.parameters.require("objectName").removingPercentEncoding else {
                 throw APIError.badRequest("malformed-request", "the objectName in the path is not percent-encoded UTF-8")
             }

@@ -19,8 +19,9 @@ extension MissiveServer {
     /// How many of the newest messages a conversation's page shows.
     static let pageMessageCount = 100
 
-    /// Registers the page routes on `router` (outside the API's group: they answer with HTML and redirects).
-    func addWebPage(to router: Router<ServerContext>) {
+    /// The web page's routes (outside the API's group: they answer with HTML and redirects).
+    func pageRoutes<Context: MissiveRequestContext>(context: Context.Type) -> RouteCollection<Context> {
+        let router = RouteCollection(context: Context.self)
         router.get("/") { request, _ in
             if try await pageMember(request) != nil { return Self.redirect("/c") }
             return Self.page(Self.signInPage(failed: false))
@@ -56,7 +57,7 @@ extension MissiveServer {
         }
         router.get("c/:conversation") { request, context in
             guard let member = try await pageMember(request) else { return Self.redirect("/login") }
-            let id = try Self.decoded(try context.parameters.require("conversation"))
+            let id = try Self.pathParameter(context, "conversation")
             guard try await store.members(ofConversation: id).contains(member) else {
                 return Self.page(Self.notFoundPage(), status: .notFound)
             }
@@ -66,8 +67,8 @@ extension MissiveServer {
             guard let member = try await pageMember(request) else {
                 throw APIError.unauthorized("no session, or it ended (signed out, or the member's tokens were revoked): sign in at /login")
             }
-            let id = try Self.decoded(try context.parameters.require("conversation"))
-            let messageID = try Self.decoded(try context.parameters.require("message"))
+            let id = try Self.pathParameter(context, "conversation")
+            let messageID = try Self.pathParameter(context, "message")
             _ = try await requireMembership(member, id)
             guard let stored = try await store.message(id: messageID), stored.conversationID == id else { throw APIError.noMessage(messageID, id) }
             let rows = try await pluginCalls.run { [self] in try renderedRows([stored], member: member, separators: false) }
@@ -79,6 +80,7 @@ extension MissiveServer {
         router.get("static/missive.css") { _, _ in
             Self.asset(WebPageAssets.stylesheet, contentType: "text/css; charset=utf-8")
         }
+        return router
     }
 
     /// The member of the request's session cookie, or `nil` without a valid one.

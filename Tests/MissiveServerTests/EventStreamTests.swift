@@ -17,7 +17,7 @@ import Testing
         let carol: String
 
         static func start(_ backend: StoreBackend, limits: ServerLimits = ServerLimits()) async throws -> Team {
-            let running = try await RunningServer.start(backend, limits: limits)
+            let running = try await RunningServer.start(backend, limits: limits, transport: .live)
             let team = Team(running: running, alice: try running.member("alice"), bob: try running.member("bob"), carol: try running.member("carol"))
             #expect(try await running.request("POST", "/api/v1/conversations", token: team.alice, body: #"{"id":"team","members":["bob"]}"#).status == 201)
             #expect(try await running.request("POST", "/api/v1/conversations", token: team.carol, body: #"{"id":"solo"}"#).status == 201)

@@ -97,9 +97,13 @@ extension IsolatedServerTests {
 extension IsolatedServerTests {
     /// A message that hung its isolated plugin costs the plugin's deadline once: the pages that draw it later, its
     /// actions, and a server started again on the same store answer from the failure the store keeps, as fast as the
-    /// same page without the message (on a quiet machine, in milliseconds; the bound allows for a busy one).
+    /// same page without the message (on a quiet machine, in milliseconds). The bound is half the deadline: without
+    /// the memory a view would wait the whole deadline, twice (a new worker tries again), while a busy machine, which
+    /// slows both pages, can add a second or so to the one drawn second.
     @Test func aMessageThatHungItsPluginCostsItsDeadlineOnceOnEveryPageAndAfterARestart() async throws {
-        let discovery = try await Self.isolated(["BrokenMisbehavesOnMessage"], wallSeconds: 2)
+        let deadline = 4.0
+        let bound = Duration.seconds(deadline / 2)
+        let discovery = try await Self.isolated(["BrokenMisbehavesOnMessage"], wallSeconds: deadline)
         let running = try await RunningServer.start(.sqlite, registry: discovery.registry)
         let alice = try running.member("alice")
         try await running.makeConversation("team", token: alice)
@@ -117,7 +121,7 @@ extension IsolatedServerTests {
             return (answer, clock.now - start)
         }
         // The same page without the message, as the measure of what a page costs on this machine now: without the
-        // memory, each view of the page with it would wait 2 s for the message's worker, then 2 s again on a new one.
+        // memory, each view of the page with it would wait the deadline for the message's worker, then again on a new one.
         try await running.makeConversation("calm", token: alice)
         let calm = try await running.send(#"{"id":"c1","objectName":"fixture:moody","content":{"say":"fine"}}"#, to: "calm", token: alice)
         #expect(calm.status == 201, "\(calm.text)")
@@ -128,22 +132,22 @@ extension IsolatedServerTests {
             let (page, took) = try await timed { try await running.browserRequest("GET", "/c/team", cookie: cookie) }
             #expect(control.status == 200 && page.status == 200, "\(page.text)")
             #expect(
-                took < usual + .seconds(1),
+                took < usual + bound,
                 "page view \(view) took \(took), the page without the message \(usual); remembered: \(discovery.registry.pluginFailureMemories.map(\.failures))")
         }
         let (_, usualActions) = try await timed { try await running.request("GET", "/api/v1/conversations/calm/messages/c1/actions", token: alice) }
         let (actions, took) = try await timed { try await running.request("GET", "/api/v1/conversations/team/messages/m2/actions", token: alice) }
-        #expect(actions.status == 200 && took < usualActions + .seconds(1), "\(actions.status) in \(took), another message's in \(usualActions)")
+        #expect(actions.status == 200 && took < usualActions + bound, "\(actions.status) in \(took), another message's in \(usualActions)")
         // Started again on the same store with a new registry (its plugin staged anew: another path, the same build).
         let data = running.server.configuration.dataDirectory
         let store = running.server.configuration.storeLocation
         await running.stop()
-        let again = try await Self.isolated(["BrokenMisbehavesOnMessage"], wallSeconds: 2)
+        let again = try await Self.isolated(["BrokenMisbehavesOnMessage"], wallSeconds: deadline)
         let restarted = try await RunningServer.start(.sqlite, dataDirectory: data, store: store, registry: again.registry)
         let newCookie = try await restarted.signIn(alice)
         let (_, usualAfter) = try await timed { try await restarted.browserRequest("GET", "/c/calm", cookie: newCookie) }
         let (page, tookAfter) = try await timed { try await restarted.browserRequest("GET", "/c/team", cookie: newCookie) }
-        #expect(page.status == 200 && tookAfter < usualAfter + .seconds(1), "\(page.status) in \(tookAfter) after the restart, the page without it \(usualAfter)")
+        #expect(page.status == 200 && tookAfter < usualAfter + bound, "\(page.status) in \(tookAfter) after the restart, the page without it \(usualAfter)")
         #expect(again.registry.pluginFailureMemories.first?.failures.map(\.key.operation) == [.decode])
         await restarted.stop()
     }

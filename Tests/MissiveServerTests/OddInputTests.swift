@@ -12,7 +12,7 @@ import Testing
 @Suite struct OddInputTests {
     /// alice and bob in "team", each with a token; `limits` for the server.
     static func team(_ backend: StoreBackend, limits: ServerLimits = ServerLimits()) async throws -> (RunningServer, alice: String, bob: String) {
-        let running = try await RunningServer.start(backend, limits: limits)
+        let running = try await RunningServer.start(backend, limits: limits, transport: .live)
         let alice = try running.member("alice")
         let bob = try running.member("bob")
         try await running.makeConversation("team", token: alice, members: ["bob"])

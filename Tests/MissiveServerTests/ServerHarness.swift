@@ -2,51 +2,103 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
 import Logging
 import Missive
 import MissiveServer
 import MissiveStore
 import MissiveStoreTestSupport
 import MissiveTestSupport
+import NIOCore
 import Testing
 
-/// A `MissiveServer` running in this process on a port of loopback the system chose, with a fresh data folder and
-/// store of the given backend, driven over real HTTP connections.
+/// A `MissiveServer` running in this process with a fresh data folder and store of the given backend.
+///
+/// By default (``Transport/router``) requests go straight to the server's router through HummingbirdTesting's router
+/// mode: no port is bound and no socket opened, and the server's services (the event feed, pushes) run beside it as
+/// they do in `missive serve`. Tests that need a real connection (the event stream's WebSocket, the page in
+/// Chromium, bytes written to a socket, a body sent in chunks) start it with ``Transport/live``: on a port of
+/// loopback the system chose, driven over real HTTP connections.
 struct RunningServer {
+    /// How the tests reach the server.
+    enum Transport {
+        /// Through the router, in process: no socket.
+        case router
+        /// Over loopback, on a port the system chose.
+        case live
+    }
+
     let server: MissiveServer
-    let port: Int
+    private let livePort: Int?
+    private let client: (any TestClientProtocol)?
     private let task: Task<Void, any Error>
+    private let stopping: AsyncStream<Void>.Continuation?
+
+    /// Whether requests go through the router (``Transport/router``), with no port.
+    var isInProcess: Bool { client != nil }
+
+    /// The port a ``Transport/live`` server listens on.
+    var port: Int {
+        guard let livePort else { preconditionFailure("a server started with the router transport has no port: start it with .live") }
+        return livePort
+    }
 
     /// Starts a server; stop it with ``stop()``. With `dataDirectory` and `store`, it uses those of another server
     /// (one started before, or one running beside it) instead of fresh ones.
     static func start(
         _ backend: StoreBackend, limits: ServerLimits = ServerLimits(), keepsRefusedContent: Bool = false, dataDirectory: String? = nil,
-        store: StoreLocation? = nil, registry: MessageRegistry? = nil
+        store: StoreLocation? = nil, registry: MessageRegistry? = nil, transport: Transport = .router
     ) async throws -> RunningServer {
         let data = try dataDirectory ?? Fixtures.temporaryDirectory()
         var store = store
         if store == nil { store = try StoreLocation(parsing: try await backend.newLocation()) }
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: data, store: store, limits: limits)
         configuration.keepsRefusedContent = keepsRefusedContent
-        let server = try await MissiveServer.open(configuration: configuration, registry: try registry ?? Fixtures.sampleRegistry(), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let task = Task {
-            // A server that cannot start ends the stream, so that the test fails instead of waiting.
-            defer { continuation.finish() }
-            try await server.run(stopsOnSignals: false) { _, port in
-                continuation.yield(port)
-                continuation.finish()
+        let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let server = try await MissiveServer.open(configuration: configuration, registry: try registry ?? Fixtures.sampleRegistry(), logger: quiet)
+        switch transport {
+        case .live:
+            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+            let task = Task {
+                // A server that cannot start ends the stream, so that the test fails instead of waiting.
+                defer { continuation.finish() }
+                try await server.run(stopsOnSignals: false) { _, port in
+                    continuation.yield(port)
+                    continuation.finish()
+                }
             }
+            guard let port = await ports.first(where: { _ in true }) else {
+                throw HarnessError("the server did not start: \(await task.result)")
+            }
+            return RunningServer(server: server, livePort: port, client: nil, task: task, stopping: nil)
+        case .router:
+            let application = Application(router: server.buildRouter(), services: server.services, logger: quiet)
+            let (clients, handOver) = AsyncStream.makeStream(of: (any TestClientProtocol).self)
+            let (stop, stopping) = AsyncStream.makeStream(of: Void.self)
+            let task = Task {
+                defer { handOver.finish() }
+                try await application.test(.router) { client in
+                    handOver.yield(client)
+                    handOver.finish()
+                    for await _ in stop {}
+                }
+            }
+            guard let client = await clients.first(where: { _ in true }) else {
+                throw HarnessError("the server's services did not start: \(await task.result)")
+            }
+            return RunningServer(server: server, livePort: nil, client: client, task: task, stopping: stopping)
         }
-        guard let port = await ports.first(where: { _ in true }) else {
-            throw HarnessError("the server did not start: \(await task.result)")
-        }
-        return RunningServer(server: server, port: port, task: task)
     }
 
     /// Stops the server and waits for it.
     func stop() async {
-        task.cancel()
+        if let stopping {
+            stopping.finish()
+        } else {
+            task.cancel()
+        }
         _ = try? await task.value
     }
 
@@ -57,6 +109,9 @@ struct RunningServer {
 
     /// One request: the status, the body and the headers of the answer.
     func request(_ method: String, _ path: String, token: String?, body: String? = nil, headers: [String: String] = [:]) async throws -> HTTPAnswer {
+        if client != nil {
+            return try await request(method, path, token: token, bytes: body.map { Array($0.utf8) }, contentType: body.map { _ in "application/json" }, headers: headers)
+        }
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -82,6 +137,21 @@ extension RunningServer {
     func request(
         _ method: String, _ path: String, token: String?, bytes: [UInt8]?, contentType: String? = nil, headers: [String: String] = [:], chunked: Bool = false
     ) async throws -> HTTPAnswer {
+        if let client {
+            precondition(!chunked, "a body sent in chunks needs a live server")
+            var fields = HTTPFields()
+            if let token { fields[.authorization] = "Bearer \(token)" }
+            if let contentType { fields[.contentType] = contentType }
+            for (name, value) in headers { fields[try #require(HTTPField.Name(name))] = value }
+            let method = try #require(HTTPRequest.Method(method))
+            let response = try await client.executeRequest(uri: path, method: method, headers: fields, body: bytes.map { ByteBuffer(bytes: $0) })
+            var answered: [String: String] = [:]
+            for field in response.headers {
+                let name = field.name.canonicalName
+                answered[name] = answered[name].map { $0 + ", " + field.value } ?? field.value
+            }
+            return HTTPAnswer(status: response.status.code, body: Array(buffer: response.body), headers: answered)
+        }
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
         request.cachePolicy = .reloadIgnoringLocalCacheData

@@ -20,7 +20,7 @@ import Testing
 
     @Test(arguments: StoreBackend.allCases)
     func aReportOverTheStreamIsKeptAndASecondOneReplacesIt(backend: StoreBackend) async throws {
-        let running = try await RunningServer.start(backend)
+        let running = try await RunningServer.start(backend, transport: .live)
         let alice = try running.member("alice")
         #expect(try await running.request("GET", "/api/v1/me/types", token: alice).errorCode == "no-report")
 
@@ -103,7 +103,7 @@ import Testing
     }
 
     @Test func invalidReportsAreRefusedWithTheEntryNamedAndTheLastReportStays() async throws {
-        let running = try await RunningServer.start(.sqlite)
+        let running = try await RunningServer.start(.sqlite, transport: .live)
         let alice = try running.member("alice")
         #expect(try await running.request("PUT", "/api/v1/me/types", token: alice, body: #"{"types":\#(Self.withPoll)}"#).status == 200)
         let longVersion = String(repeating: "1", count: 65)

@@ -22,7 +22,7 @@ import Testing
 
     @Test(arguments: StoreBackend.allCases)
     func theCookieSignsInOnTheAPIMediaAndTheEventStreamAndChangesNeedTheServersOrigin(backend: StoreBackend) async throws {
-        let running = try await RunningServer.start(backend)
+        let running = try await RunningServer.start(backend, transport: .live)
         let alice = try running.member("alice")
         _ = try running.member("bob")
         try await running.makeConversation("team", token: alice, members: ["bob"])
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func aBadExpiredEndedOrRevokedSessionIsRefused() async throws {
-        let running = try await RunningServer.start(.sqlite)
+        let running = try await RunningServer.start(.sqlite, transport: .live)
         let alice = try running.member("alice")
         let origin = "http://127.0.0.1:\(running.port)"
         func signIn() async throws -> String {
@@ -123,7 +123,7 @@ import Testing
     }
 
     @Test func thePagesNeedASessionShowOnlyTheMembersConversationsAndCarryThePolicy() async throws {
-        let running = try await RunningServer.start(.sqlite)
+        let running = try await RunningServer.start(.sqlite, transport: .live)
         let alice = try running.member("alice")
         let zoe = try running.member("zoe")
         try await running.makeConversation("team", token: alice)
@@ -179,7 +179,7 @@ import Testing
 
     @Test(arguments: StoreBackend.allCases)
     func aMemberVotesOnlyAsItselfAndThePageHasItsVoterFilledIn(backend: StoreBackend) async throws {
-        let running = try await RunningServer.start(backend)
+        let running = try await RunningServer.start(backend, transport: .live)
         let alice = try running.member("alice")
         let bob = try running.member("bob")
         try await running.makeConversation("team", token: alice, members: ["bob"])
@@ -211,7 +211,7 @@ import Testing
             Issue.record("chromium is not installed, and the web page test needs a real headless Chromium: run .ci/run (it installs it), or apt-get install -y chromium")
             return
         }
-        let running = try await RunningServer.start(.sqlite)
+        let running = try await RunningServer.start(.sqlite, transport: .live)
         let alice = try running.member("alice")
         let bob = try running.member("bob")
         try await running.makeConversation("team", token: alice, members: ["bob"])
@@ -420,6 +420,13 @@ extension RunningServer {
     func browserRequest(
         _ method: String, _ path: String, cookie: String? = nil, origin: String? = nil, body: String? = nil, contentType: String = "application/json"
     ) async throws -> HTTPAnswer {
+        if isInProcess {
+            // The router keeps no cookie and follows no redirect either.
+            var headers: [String: String] = [:]
+            if let cookie { headers["Cookie"] = cookie }
+            if let origin { headers["Origin"] = origin }
+            return try await request(method, path, token: nil, bytes: body.map { Array($0.utf8) }, contentType: body.map { _ in contentType }, headers: headers)
+        }
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
         request.httpShouldHandleCookies = false

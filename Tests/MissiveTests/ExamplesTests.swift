@@ -68,7 +68,7 @@ import Testing
         let readme = try String(contentsOfFile: Fixtures.repositoryRoot + "/README.md", encoding: .utf8)
         let line = ".package(url: \"\(Self.packageURL)\", from: \"\(MissiveVersion.string)\"),"
         #expect(readme.contains("```\n" + line + "\n```"))
-        for example in ["AcmeMessages", "ChatHost"] {
+        for example in ["AcmeMessages", "ChatHost", "ChatService"] {
             let manifest = try String(contentsOfFile: Fixtures.repositoryRoot + "/Examples/\(example)/Package.swift", encoding: .utf8)
             #expect(manifest.contains("        " + line + "\n"), "\(example)")
         }

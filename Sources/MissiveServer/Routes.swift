@@ -1,0 +1,99 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import MissiveStore
+
+// The server's routes, one collection per area, and how they are put together: for `missive serve`
+// (`buildRouter()`), or for a host that mounts them into its own Hummingbird application (`routes(context:)`).
+
+extension MissiveServer {
+    /// `missive serve`'s router: Missive's routes (``routes(context:)``) and nothing else, in
+    /// ``MissiveServerContext``.
+    ///
+    /// Hummingbird answers a path no route takes with `404`; Missive's error body is on Missive's routes only.
+    public func buildRouter() -> Router<MissiveServerContext> {
+        let router = Router(context: MissiveServerContext.self)
+        // On the router too, so that a path no route takes is answered with the same error shape and headers.
+        router.add(middleware: ErrorsAndHeaders<MissiveServerContext>())
+        router.addRoutes(routes(context: MissiveServerContext.self))
+        return router
+    }
+
+    /// Every route of the server, for a host to mount into its own Hummingbird router beside its own routes:
+    /// `router.addRoutes(server.routes(context: AppContext.self))`.
+    ///
+    /// The collection holds the API under `/api/v1` (behind a member's token or session cookie, and the rate limit)
+    /// and the web page at `/`, `/login`, `/session`, `/c` and `/static`, so it is mounted at the root of the host's
+    /// paths. Every answer of these routes carries Missive's security headers, and every refusal has Missive's one
+    /// error shape (`{"error": {"code", "message"}}`). The host must also:
+    /// - run ``services`` in its application (the event feed, pushes, the plugin-failure writer);
+    /// - serve with `.http1WebSocketUpgrade(webSocketRouter: router)`, for the event stream at `/api/v1/events`.
+    ///
+    /// The areas are collections of their own: conversations and the member (`me`, type reports), messages (sending,
+    /// history, read marks, search), actions, media, the event stream, and the web page.
+    public func routes<Context: MissiveRequestContext>(context: Context.Type = Context.self) -> RouteCollection<Context> {
+        let routes = RouteCollection(context: Context.self)
+        routes.add(middleware: ErrorsAndHeaders<Context>())
+        routes.addRoutes(pageRoutes(context: Context.self))
+        let api = routes.group("api/v1")
+            .add(middleware: Authentication<Context>(accounts: accounts))
+            .add(middleware: RateLimit<Context>(limiter: rateLimit))
+        // The event stream upgrades in the host's own context; the other routes run in one that has the member.
+        api.addRoutes(eventRoutes(context: Context.self))
+        let members = api.group(context: MemberRequestContext<Context>.self)
+        members.addRoutes(conversationRoutes(context: Context.self))
+        members.addRoutes(messageRoutes(context: Context.self))
+        members.addRoutes(actionRoutes(context: Context.self))
+        members.addRoutes(mediaRoutes(context: Context.self))
+        return routes
+    }
+
+    /// `GET /api/v1/me`, the member's conversations (`GET`/`POST /api/v1/conversations`, `GET …/{id}`), and its type
+    /// reports (`/api/v1/me/types`, `…/{id}/types/{objectName}`).
+    func conversationRoutes<Context: MissiveRequestContext>(context: Context.Type) -> RouteCollection<MemberRequestContext<Context>> {
+        let routes = RouteCollection(context: MemberRequestContext<Context>.self)
+        routes.get("me") { _, context in
+            JSONResponse.make(MeJSON(member: context.member))
+        }
+        routes.get("conversations") { _, context in
+            JSONResponse.make(ConversationListJSON(conversations: try await conversationList(member: context.member)))
+        }
+        routes.post("conversations") { request, context in
+            try await createConversation(request, member: context.member)
+        }
+        routes.get("conversations/:conversation") { _, context in
+            let id = try Self.pathParameter(context, "conversation")
+            let members = try await requireMembership(context.member, id)
+            let state = try await store.readState(member: context.member, conversation: id)
+            return JSONResponse.make(ConversationJSON(id: id, members: members, readUpTo: state.readUpTo, unreadCount: state.unreadCount))
+        }
+        addTypeReports(to: routes)
+        return routes
+    }
+
+    /// A path parameter, its percent escapes decoded (`a%3Ab` is `a:b`); refused when it is not percent-encoded
+    /// UTF-8, or empty.
+    static func pathParameter(_ context: some RequestContext, _ name: String) throws -> String {
+        try decoded(try context.parameters.require(name), name)
+    }
+}
+
+/// Missive's answers, whatever its routes throw: one error shape (``APIError``) for every refusal, and headers every
+/// response carries: nothing is sniffed into another type, framed by another site, or cached.
+struct ErrorsAndHeaders<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError where !(error is APIError) && !(error is HTTPError) {
+            // Hummingbird's and its libraries' own answers (a range a file cannot serve...), as they are.
+            response = try error.response(from: request, context: context)
+        } catch {
+            response = try APIError(answering: error, logger: context.logger).response(from: request, context: context)
+        }
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.init("X-Frame-Options")!] = "DENY"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        return response
+    }
+}
