@@ -52,7 +52,7 @@ extension MissiveServer {
         _ = try await requireMembership(member, conversation)
         let stored = try await storedMessage(messageID, in: conversation)
         let envelope = try stored.envelope()
-        let message = try await pluginCalls.run(reachesWorker: registry.decodesInWorker(envelope)) { [registry] in registry.decode(envelope) }
+        let message = await registry.suspending.decode(envelope)
         return JSONResponse.make(MessageActionListJSON(
             id: stored.id, objectName: message.content.objectName, known: message.isKnown,
             actions: registry.actions(for: message).map(ServerActionJSON.init)))
@@ -67,52 +67,56 @@ extension MissiveServer {
         let given = try Self.arguments(in: body)
         let fills = request.headers[.authorization] == nil
         return try await Self.actionLocks.withLock(ActionKey(server: ObjectIdentifier(events), message: messageID)) {
-            let stored = try await storedMessage(messageID, in: conversation)
-            let (message, action, arguments) = try await pluginCalls.run { [registry] in
-                try Self.actionable(stored, registry: registry, actionID: actionID, arguments: given, member: member, fills: fills)
-            }
-            // An action that gives a URL changes nothing: it runs on the copy just read.
-            if action?.yields == .url {
-                let result = try await pluginCalls.run { [registry] in try Self.perform(actionID, on: message, arguments: arguments, registry: registry) }
-                guard case .url(let url) = result else { throw APIError.unexpectedEdit(actionID) }
-                return JSONResponse.make(ActionURLJSON(url: url))
-            }
-            // An edit is made from the stored copy and stored in one step of the store, which no other action on the
-            // message (through this server or another on the same database) comes between. The action runs inside
-            // that step, where the store calls it: on the store's own thread for SQLite, in the task of the
-            // transaction for PostgreSQL.
-            let replaced: StoredMessage
-            do {
-                replaced = try await store.replace(messageID: messageID) { [registry] current in
-                    let (message, _, arguments) = try Self.actionable(
-                        current, registry: registry, actionID: actionID, arguments: given, member: member, fills: fills)
-                    guard case .edited(let edited) = try Self.perform(actionID, on: message, arguments: arguments, registry: registry) else {
-                        throw APIError.unexpectedURL(actionID)
-                    }
-                    return IncomingMessage(edited)
+            // The action runs on the copy just read, outside any transaction of the store (a plugin's action may take
+            // its whole deadline); its edit is then stored only if the message is still that copy. When another
+            // action changed it in between (through another server on the same database: this server runs one at a
+            // time on each message), the action runs again on the new copy.
+            for _ in 0..<Self.actionAttempts {
+                let stored = try await storedMessage(messageID, in: conversation)
+                let (message, action, arguments) = try await actionable(stored, actionID: actionID, arguments: given, member: member, fills: fills)
+                let result = try await perform(actionID, on: message, arguments: arguments)
+                // An action that gives a URL changes nothing.
+                if action?.yields == .url {
+                    guard case .url(let url) = result else { throw APIError.unexpectedEdit(actionID) }
+                    return JSONResponse.make(ActionURLJSON(url: url))
                 }
-            } catch let error as StoreError where error.code == .notFound {
-                throw APIError.noMessage(messageID, conversation)
+                guard case .edited(let edited) = result else { throw APIError.unexpectedURL(actionID) }
+                let replaced: StoredMessage?
+                do {
+                    replaced = try await store.replace(IncomingMessage(edited), ifUnchangedSince: stored)
+                } catch let error as StoreError where error.code == .notFound {
+                    throw APIError.noMessage(messageID, conversation)
+                }
+                if let replaced { return JSONResponse.make(ActionEditJSON(message: StoredMessageJSON(replaced))) }
+                // Each lost race is another action's success, so this ends; a short random pause lets the winner's
+                // next action by, instead of racing it again at once.
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))
             }
-            return JSONResponse.make(ActionEditJSON(message: StoredMessageJSON(replaced)))
+            throw APIError(
+                status: .conflict, code: "message-busy",
+                message: "\(TextHygiene.line(messageID)) changed \(Self.actionAttempts) times while the action ran; try again")
         }
     }
 
+    /// How many times an action runs on a message that other servers keep changing before it is refused
+    /// (`409 message-busy`): far more than a few servers' queues of actions on one message need.
+    static let actionAttempts = 100
+
     /// The stored message decoded, the action it offers under `actionID` (if any), and the arguments after the voter
     /// rule; an error when the server cannot decode the message.
-    private static func actionable(
-        _ stored: StoredMessage, registry: MessageRegistry, actionID: String, arguments: [ActionArgument], member: String, fills: Bool
-    ) throws -> (Message, ActionDeclaration?, [ActionArgument]) {
-        let message = registry.decode(try stored.envelope())
+    private func actionable(
+        _ stored: StoredMessage, actionID: String, arguments: [ActionArgument], member: String, fills: Bool
+    ) async throws -> (Message, ActionDeclaration?, [ActionArgument]) {
+        let message = await registry.suspending.decode(try stored.envelope())
         if let unknown = message.unknown { throw APIError.cannotAct(on: message, unknown.reason) }
         let action = registry.actions(for: message).first { $0.id == actionID }
-        return (message, action, try applyingVoterRule(arguments, action: action, member: member, fills: fills))
+        return (message, action, try Self.applyingVoterRule(arguments, action: action, member: member, fills: fills))
     }
 
     /// What the registry's action gave, or the API's error for its refusal or failure.
-    private static func perform(_ actionID: String, on message: Message, arguments: [ActionArgument], registry: MessageRegistry) throws -> ActionResult {
+    private func perform(_ actionID: String, on message: Message, arguments: [ActionArgument]) async throws -> ActionResult {
         do {
-            return try registry.perform(actionID, on: message, arguments: arguments)
+            return try await registry.suspending.perform(actionID, on: message, arguments: arguments)
         } catch {
             throw APIError(action: error)
         }
@@ -165,13 +169,12 @@ extension MissiveServer {
         let id = try Self.optionalID(body, "id") ?? Self.newMessageID()
         let parentID = try Self.optionalID(body, "parentID")
         let sentAt = Self.serverTime()
-        let message: Message = try await pluginCalls.run { [registry] in
-            do throws(MissiveError) {
-                return try registry.compose(
-                    action: actionID, arguments: arguments, conversationID: conversation, senderID: member, id: id, sentAt: sentAt, parentID: parentID)
-            } catch {
-                throw APIError(action: error)
-            }
+        let message: Message
+        do throws(MissiveError) {
+            message = try await registry.suspending.compose(
+                action: actionID, arguments: arguments, conversationID: conversation, senderID: member, id: id, sentAt: sentAt, parentID: parentID)
+        } catch {
+            throw APIError(action: error)
         }
         return try await storeSent(message, member: member, conversation: conversation, members: members).response
     }

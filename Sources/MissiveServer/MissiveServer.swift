@@ -35,8 +35,6 @@ public struct MissiveServer: Sendable {
     let rateLimit: RateLimiter
     /// The pushes to the gateway, when ``ServerConfiguration/pushGateway`` names one.
     let pushes: PushDispatcher?
-    /// Where the registry's calls run: off the concurrency pool when some plugin is isolated.
-    let pluginCalls: PluginCalls
 
     /// Opens the store (a shared one; a personal store is refused) and the accounts that `configuration` names, and
     /// fills the memories of the registry's isolated plugins with the messages they failed on that the store keeps
@@ -72,7 +70,6 @@ public struct MissiveServer: Sendable {
         self.accounts = accounts
         self.media = media
         self.logger = logger
-        pluginCalls = PluginCalls(registry: registry)
         events = EventHub(store: store, queueLength: configuration.limits.eventQueueLength, logger: logger, accounts: accounts)
         rateLimit = RateLimiter(burst: configuration.limits.burst, perSecond: configuration.limits.requestsPerSecond)
         pushes = configuration.pushGateway.map { [store] gateway in

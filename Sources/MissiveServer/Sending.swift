@@ -47,7 +47,7 @@ extension MissiveServer {
         envelope.sentAt = Self.serverTime()
         try checkContentSize(envelope)  // before any plugin decodes it
         let received = envelope
-        let message = try await pluginCalls.run(reachesWorker: registry.decodesInWorker(received)) { [registry] in registry.decode(received) }
+        let message = await registry.suspending.decode(received)
         return try await storeSent(message, member: member, conversation: conversation, members: members)
     }
 

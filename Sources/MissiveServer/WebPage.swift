@@ -71,7 +71,7 @@ extension MissiveServer {
             let messageID = try Self.pathParameter(context, "message")
             _ = try await requireMembership(member, id)
             guard let stored = try await store.message(id: messageID), stored.conversationID == id else { throw APIError.noMessage(messageID, id) }
-            let rows = try await pluginCalls.run { [self] in try renderedRows([stored], member: member, separators: false) }
+            let rows = try await renderedRows([stored], member: member, separators: false)
             return Self.page(rows, contentType: "text/html; charset=utf-8")
         }
         router.get("static/missive.js") { _, _ in
@@ -145,9 +145,10 @@ extension MissiveServer {
     }()
 
     /// Messages drawn by the HTML renderer: each an `<article>`, with date separators when `separators`.
-    func renderedRows(_ stored: [StoredMessage], member: String, separators: Bool) throws -> String {
-        // In one call, views included: an isolated plugin's messages cross to its worker once.
-        let messages = registry.decode(try stored.map { try $0.envelope() }, views: true)
+    func renderedRows(_ stored: [StoredMessage], member: String, separators: Bool) async throws -> String {
+        // In one call, views included: an isolated plugin's messages cross to its worker once, while this task is
+        // suspended, and drawing them crosses no more.
+        let messages = await registry.suspending.decode(try stored.map { try $0.envelope() }, views: true)
         let transcript = Transcript(messages: messages, currentUserID: member, actions: { registry.actions(for: $0) })
         let renderer = HTMLRenderer(components: Self.pageComponents)
         var rows: [String] = []
@@ -183,7 +184,7 @@ extension MissiveServer {
 
     private func conversationPage(member: String, conversation: String) async throws -> String {
         let stored = try await store.messages(inConversation: conversation, limit: Self.pageMessageCount)
-        var rows = try await pluginCalls.run { [self] in try renderedRows(stored, member: member, separators: true) }
+        var rows = try await renderedRows(stored, member: member, separators: true)
         if rows.isEmpty { rows = "<p class=\"transcript-empty\">No messages</p>" }
         var actions = ""
         for action in registry.composerActions {

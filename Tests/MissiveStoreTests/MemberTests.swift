@@ -188,6 +188,29 @@ import Testing
         #expect(notFound?.code == .notFound)
     }
 
+    /// A new version computed outside the store (by a plugin's action) is stored only over the copy it was computed
+    /// from: once another edit came between, nothing is written and the caller is told to read again.
+    @Test(arguments: StoreBackend.allCases)
+    func anEditComputedFromAnOldCopyIsNotStoredOverANewerOne(backend: StoreBackend) async throws {
+        let store = try await backend.newSharedStore()
+        try await store.join(member: "alice", conversation: "team")
+        _ = try await ingest([text("m1", from: "alice", at: 10)], into: store)
+        let read = try #require(try await store.message(id: "m1"))
+        // Another writer edits it first.
+        let first = try await store.replace(IncomingMessage(registry.decode(StoreTests.text("m1", "first edit", in: "team", from: "alice", at: 10))))
+        let late = StoreTests.text("m1", "late edit", in: "team", from: "alice", at: 10)
+        #expect(try await store.replace(IncomingMessage(registry.decode(late)), ifUnchangedSince: read) == nil)
+        #expect(try await store.message(id: "m1")?.envelopeBytes == first.envelopeBytes)
+        // Computed again from the copy now stored, it is written.
+        let stored = try await store.replace(IncomingMessage(registry.decode(late)), ifUnchangedSince: first)
+        #expect(stored?.envelopeBytes == late.encoded())
+        #expect(try await store.message(id: "m1")?.envelopeBytes == late.encoded())
+        // A message deleted since it was read is not found.
+        try await store.delete(messageID: "m1")
+        let gone = await #expect(throws: StoreError.self) { try await store.replace(IncomingMessage(registry.decode(late)), ifUnchangedSince: first) }
+        #expect(gone?.code == .notFound)
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func aPersonalStoreMakesItsOwnerAMemberOfEveryConversation(backend: StoreBackend) async throws {
         let store = try await backend.newStore(owner: "alice")

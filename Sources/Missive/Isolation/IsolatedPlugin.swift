@@ -22,6 +22,9 @@ final class IsolatedPlugin: Sendable {
     private let state: Locked<State>
     /// The messages the plugin failed on, answered without its worker (``PluginFailureMemory``).
     let failures: PluginFailureMemory
+    /// Where the registry's async calls run this plugin's calls (``suspending(_:)``): a serial queue of the plugin's
+    /// own, since its worker answers one call at a time anyway.
+    private let calls: DispatchQueue
 
     /// What the worker reported once the plugin loaded.
     struct Ready: Sendable {
@@ -63,6 +66,17 @@ final class IsolatedPlugin: Sendable {
         self.quarantine = quarantine
         self.logger = logger
         self.state = Locked(State())
+        self.calls = DispatchQueue(label: "missive.plugin-calls." + metadata.name)
+    }
+
+    /// The result of `body`, a call that crosses to this plugin's worker and may wait for it up to its deadline, run
+    /// on the plugin's own queue while the calling task is suspended: no thread of Swift's concurrency pool waits for
+    /// a worker. Calls of one plugin run one after the other, as the worker would take them; calls of different
+    /// plugins run at once.
+    func suspending<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            calls.async { continuation.resume(returning: body()) }
+        }
     }
 
     // MARK: Starting

@@ -129,9 +129,14 @@ public struct MessageRegistry: Sendable {
     /// Whether decoding `envelope` crosses to an isolated plugin's worker (and so may wait for it), rather than
     /// answering in the host.
     package func decodesInWorker(_ envelope: Envelope) -> Bool {
-        guard case .type(let type, _) = envelope.content.withUnsafeBufferPointer({ resolve(envelope, $0) }) else { return false }
-        if case .isolated = type.decoder { return true }
-        return false
+        workerPlugin(decoding: envelope) != nil
+    }
+
+    /// The isolated plugin whose worker decodes `envelope`, if one does.
+    func workerPlugin(decoding envelope: Envelope) -> IsolatedPlugin? {
+        guard case .type(let type, _) = envelope.content.withUnsafeBufferPointer({ resolve(envelope, $0) }) else { return nil }
+        if case .isolated(let plugin) = type.decoder { return plugin }
+        return nil
     }
 
     /// Where an envelope's content goes: already decided (an unknown message), or a type's decoder.
