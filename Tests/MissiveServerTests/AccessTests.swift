@@ -164,8 +164,33 @@ import Testing
         // A token every 100 s: the wait is tens of seconds (less the time the requests took on a busy machine), not one.
         #expect((Int(refused.headers["retry-after"] ?? "") ?? 0) >= 50, "a token every 100 s: \(refused.headers)")
         #expect(refused.headers["x-content-type-options"] == "nosniff")
+        let details = try refused.json["error"] as? [String: Any]
+        #expect(details?["retryAfter"] as? Int == Int(refused.headers["retry-after"] ?? ""), "\(refused.text)")
         let other = try await running.request("GET", "/api/v1/me", token: bob)
         #expect(other.status == 200, "\(other.text)")
+        await running.stop()
+    }
+
+    /// The event stream's frames draw on the member's one allowance, and a frame over it is refused as a request is:
+    /// the same code, and the seconds to wait.
+    @Test func aFrameOverTheRateLimitIsRefusedAsARequestIsWithTheSecondsToWait() async throws {
+        let running = try await RunningServer.start(.sqlite, limits: ServerLimits(burst: 3, requestsPerSecond: 0.01), transport: .live)
+        let alice = try running.member("alice")
+        let client = EventClient(port: running.port, token: alice)  // the upgrade takes one of the three
+        _ = try await client.expectNext("hello")
+        var codes: [String] = []
+        var refused: [String: Any] = [:]
+        for ref in 1...3 {
+            try await client.send(#"{"type":"read","conversation":"nowhere","upTo":"m1","ref":\#(ref)}"#)
+            let frame = try await client.expectNext("error")
+            refused = frame["error"] as? [String: Any] ?? [:]
+            codes.append(refused["code"] as? String ?? "?")
+        }
+        #expect(codes == ["not-found", "not-found", "rate-limited"])
+        #expect((refused["retryAfter"] as? Int ?? 0) >= 50, "a token every 100 s: \(refused)")
+        // Requests over HTTP are refused too: it is one allowance.
+        #expect(try await running.request("GET", "/api/v1/me", token: alice).errorCode == "rate-limited")
+        await client.close()
         await running.stop()
     }
 
