@@ -116,7 +116,7 @@ public struct MissiveServer: Sendable {
         var group = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(30)
-        defer { Task { [store] in await (store as? PostgresMessageStore)?.close() } }
+        defer { Task { [store] in await store.close() } }
         try await ServiceGroup(configuration: group).run()
     }
 

@@ -35,6 +35,11 @@ public protocol MessageStore: Sendable {
     /// Where the store is, for messages: a file's path, or a server's URL without its password.
     var location: String { get }
 
+    /// Lets go of the store's connections once its owner is done with it (a server that stops). Calls after it may
+    /// fail with ``StoreError/Code/unavailable``. The default does nothing: a SQLite store closes its file when the last
+    /// reference to it goes away; the PostgreSQL store closes its pool and its listening connection.
+    func close() async
+
     // MARK: Writing
 
     /// Applies each message's persistence flag: stores those to keep, in one transaction.
@@ -214,6 +219,9 @@ public protocol MessageStore: Sendable {
 }
 
 extension MessageStore {
+    /// Does nothing: a store that holds connections it must let go of implements ``close()``.
+    public func close() async {}
+
     /// The conversations of `memberID` that have messages, for a store that does not list memberships itself.
     public func conversationIDs(member memberID: String) async throws(StoreError) -> [String] {
         try await conversations(member: memberID).map(\.id).sorted()
