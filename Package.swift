@@ -312,6 +312,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 // The router mode: requests straight to the server's router, no socket.
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // Files of the server's own made as older or newer versions made them.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift
         ),

@@ -171,13 +171,6 @@ final class EventHub: Sendable {
     /// from the same position: nothing is skipped.
     func run() async throws {
         let start = try await startPosition()
-        if let accounts {
-            do {
-                try await accounts.preparePresence()
-            } catch {
-                logger.error("presence: cannot make the presence table: \(error)")
-            }
-        }
         state.withLock { state in
             state.position = start
             state.started = true

@@ -51,14 +51,8 @@ struct MediaLibrary: Sendable {
             var configuration = Configuration()
             configuration.busyMode = .timeout(5)
             index = try DatabaseQueue(path: indexPath, configuration: configuration)
-            try index.write { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE IF NOT EXISTS upload(
-                            id INTEGER PRIMARY KEY, conversation TEXT NOT NULL, sha256 TEXT NOT NULL, mime_type TEXT NOT NULL,
-                            size INTEGER NOT NULL, uploader TEXT NOT NULL, name TEXT, uploaded_at INTEGER NOT NULL);
-                        CREATE INDEX IF NOT EXISTS upload_file ON upload(conversation, sha256, id);
-                        """)
+            if let refusal = try ServerSchema.upgrade(index, with: ServerSchema.media, what: indexPath) {
+                throw Self.failure(refusal.message)
             }
         } catch let error as AccountError {
             throw error

@@ -9,15 +9,6 @@ import GRDB
 /// `409` before anyone joins. Ids made before this table existed, or through `missive store members`, are not
 /// claimed: the server still checks the store for them.
 extension ServerAccounts {
-    /// Makes the `conversation_claim` table when the accounts file has none yet.
-    static func makeConversationClaimTable(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE IF NOT EXISTS conversation_claim(
-                    id TEXT PRIMARY KEY NOT NULL, member TEXT NOT NULL, claimed_at INTEGER NOT NULL) WITHOUT ROWID;
-                """)
-    }
-
     /// Claims the conversation id `id` for `member`: `true` when this call made the claim, `false` when the id was
     /// claimed before (by anyone, on any instance that shares this file).
     func claimConversation(_ id: String, by member: String) async throws(AccountError) -> Bool {

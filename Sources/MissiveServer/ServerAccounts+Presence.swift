@@ -9,27 +9,12 @@ import GRDB
 /// all its rows again every ``presenceHeartbeat`` (5 s). A row holds for ``presenceLifetime`` (three heartbeats,
 /// 15 s) after it was written: the rows of an instance that died without a word (a crash, `kill -9`) stop counting
 /// that long after its last heartbeat, and are deleted a minute later by any instance's heartbeat. An instance that
-/// stops cleanly deletes its rows. The table is made here, on the first use (``preparePresence()``), not by the
-/// accounts file's own schema.
+/// stops cleanly deletes its rows. The table is made by the accounts file's migrations (``ServerSchema``).
 extension ServerAccounts {
     /// How often an instance writes all its rows again.
     static let presenceHeartbeat: Duration = .seconds(5)
     /// How long a row holds after it was written, in milliseconds: three heartbeats.
     static let presenceLifetime: Int64 = 15_000
-
-    /// Makes the `presence` table when the accounts file has none yet.
-    func preparePresence() async throws(AccountError) {
-        try await presenceWrite { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE IF NOT EXISTS presence(
-                        instance TEXT NOT NULL, member TEXT NOT NULL, connections INTEGER NOT NULL,
-                        written_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
-                        PRIMARY KEY (instance, member)) WITHOUT ROWID;
-                    CREATE INDEX IF NOT EXISTS presence_member ON presence(member, expires_at);
-                    """)
-        }
-    }
 
     /// Records that `member` has `connections` live connections to `instance` (none: the row goes).
     func setPresence(instance: String, member: String, connections: Int) async throws(AccountError) {

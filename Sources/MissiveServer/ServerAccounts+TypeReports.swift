@@ -5,17 +5,6 @@ import GRDB
 /// whatever device sent it, in the accounts file. `type_report` holds when each member last reported, and
 /// `type_report_entry` the types of that report, one row each, so that asking about one type reads one row a member.
 extension ServerAccounts {
-    /// Makes the report tables when the accounts file has none yet; part of opening the file.
-    static func makeTypeReportTables(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE IF NOT EXISTS type_report(member TEXT PRIMARY KEY NOT NULL, reported_at INTEGER NOT NULL);
-                CREATE TABLE IF NOT EXISTS type_report_entry(
-                    member TEXT NOT NULL REFERENCES type_report(member), object_name TEXT NOT NULL, version TEXT NOT NULL,
-                    PRIMARY KEY(member, object_name)) WITHOUT ROWID;
-                """)
-    }
-
     /// Replaces `member`'s report with `types`, in one transaction, and returns it as kept.
     func replaceTypeReport(member: String, types: [ReportedType]) async throws(AccountError) -> TypeReport {
         let reportedAt = Int64(Date().timeIntervalSince1970 * 1000)

@@ -30,25 +30,8 @@ public struct ServerAccounts: Sendable {
             var configuration = Configuration()
             configuration.busyMode = .timeout(5)
             database = try DatabaseQueue(path: path, configuration: configuration)
-            try database.write { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE IF NOT EXISTS account(member TEXT PRIMARY KEY NOT NULL, created_at INTEGER NOT NULL);
-                        CREATE TABLE IF NOT EXISTS token(
-                            hash BLOB PRIMARY KEY NOT NULL, member TEXT NOT NULL REFERENCES account(member),
-                            created_at INTEGER NOT NULL, revoked_at INTEGER);
-                        CREATE INDEX IF NOT EXISTS token_member ON token(member);
-                        CREATE TABLE IF NOT EXISTS pending(
-                            sequence INTEGER PRIMARY KEY AUTOINCREMENT, member TEXT NOT NULL, conversation TEXT NOT NULL,
-                            envelope BLOB NOT NULL, kept_at INTEGER NOT NULL);
-                        CREATE INDEX IF NOT EXISTS pending_member ON pending(member, sequence);
-                        CREATE TABLE IF NOT EXISTS session(
-                            hash BLOB PRIMARY KEY NOT NULL, token_hash BLOB NOT NULL REFERENCES token(hash),
-                            created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
-                        CREATE INDEX IF NOT EXISTS session_token ON session(token_hash);
-                        """)
-                try Self.makeTypeReportTables(db)
-                try Self.makeConversationClaimTable(db)
+            if let refusal = try ServerSchema.upgrade(database, with: ServerSchema.accounts, what: path) {
+                throw AccountError(.cannotOpen, refusal.message)
             }
         } catch let error as AccountError {
             throw error
