@@ -298,11 +298,29 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
-        // The server on loopback, driven over real HTTP connections, on both store backends.
+        // What the server's tests and the client's share: a server in the test process, reached through its router
+        // or over loopback.
+        .target(
+            name: "MissiveServerTestSupport",
+            dependencies: [
+                "Missive", "MissiveServer", "MissiveStore", "MissiveTestSupport", "MissiveStoreTestSupport",
+                .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/MissiveServerTestSupport",
+            swiftSettings: strictSwift),
+        // The client of the server's API and event stream, against a server in the test process.
+        .testTarget(
+            name: "MissiveClientTests",
+            dependencies: ["Missive", "MissiveClient", "MissiveServerTestSupport", "MissiveStoreTestSupport", "MissiveTestSupport"],
+            swiftSettings: strictSwift),
+        // The server in the test process, through its router or on loopback over real HTTP connections, on both
+        // store backends.
         .testTarget(
             name: "MissiveServerTests",
             dependencies: [
-                "Missive", "MissiveServer", "MissiveStore", "MissiveTestSupport", "MissiveStoreTestSupport",
+                "Missive", "MissiveServer", "MissiveStore", "MissiveTestSupport", "MissiveStoreTestSupport", "MissiveServerTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 // A WebSocket client for the event stream (its TLS part is built for postgres-nio already).
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdWSClient
 import Logging
+import MissiveServerTestSupport
 import NIOCore
 import NIOWebSocket
 import Synchronization

@@ -1,6 +1,7 @@
 import Foundation
 import Missive
 import MissiveServer
+import MissiveServerTestSupport
 import MissiveStore
 import MissiveStoreTestSupport
 import MissiveTestSupport

@@ -7,6 +7,7 @@ import Hummingbird
 import Logging
 import Missive
 import MissiveServer
+import MissiveServerTestSupport
 import MissiveStore
 import MissiveStoreTestSupport
 import MissiveTestSupport

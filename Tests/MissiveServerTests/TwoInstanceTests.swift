@@ -4,6 +4,7 @@ import Missive
 import FoundationNetworking
 #endif
 import MissiveServer
+import MissiveServerTestSupport
 import MissiveStore
 import MissiveStoreTestSupport
 import MissiveTestSupport

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MissiveServer
+import MissiveServerTestSupport
 import MissiveStore
 import MissiveStoreTestSupport
 import MissiveTestSupport

@@ -7,6 +7,7 @@ import HummingbirdWSClient
 import Logging
 import Missive
 @testable import MissiveServer
+import MissiveServerTestSupport
 import MissiveStore
 import MissiveStoreTestSupport
 import MissiveTestSupport

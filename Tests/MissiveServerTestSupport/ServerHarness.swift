@@ -21,33 +21,33 @@ import Testing
 /// they do in `missive serve`. Tests that need a real connection (the event stream's WebSocket, the page in
 /// Chromium, bytes written to a socket, a body sent in chunks) start it with ``Transport/live``: on a port of
 /// loopback the system chose, driven over real HTTP connections.
-struct RunningServer {
+package struct RunningServer: Sendable {
     /// How the tests reach the server.
-    enum Transport {
+    package enum Transport: Sendable {
         /// Through the router, in process: no socket.
         case router
         /// Over loopback, on a port the system chose.
         case live
     }
 
-    let server: MissiveServer
+    package let server: MissiveServer
     private let livePort: Int?
     private let client: (any TestClientProtocol)?
     private let task: Task<Void, any Error>
     private let stopping: AsyncStream<Void>.Continuation?
 
     /// Whether requests go through the router (``Transport/router``), with no port.
-    var isInProcess: Bool { client != nil }
+    package var isInProcess: Bool { client != nil }
 
     /// The port a ``Transport/live`` server listens on.
-    var port: Int {
+    package var port: Int {
         guard let livePort else { preconditionFailure("a server started with the router transport has no port: start it with .live") }
         return livePort
     }
 
     /// Starts a server; stop it with ``stop()``. With `dataDirectory` and `store`, it uses those of another server
     /// (one started before, or one running beside it) instead of fresh ones.
-    static func start(
+    package static func start(
         _ backend: StoreBackend, limits: ServerLimits = ServerLimits(), keepsRefusedContent: Bool = false, dataDirectory: String? = nil,
         store: StoreLocation? = nil, registry: MessageRegistry? = nil, transport: Transport = .router
     ) async throws -> RunningServer {
@@ -93,7 +93,7 @@ struct RunningServer {
     }
 
     /// Stops the server and waits for it.
-    func stop() async {
+    package func stop() async {
         if let stopping {
             stopping.finish()
         } else {
@@ -103,12 +103,12 @@ struct RunningServer {
     }
 
     /// Makes a member and returns its token.
-    func member(_ name: String) throws -> String {
+    package func member(_ name: String) throws -> String {
         try server.accounts.add(member: name)
     }
 
     /// One request: the status, the body and the headers of the answer.
-    func request(_ method: String, _ path: String, token: String?, body: String? = nil, headers: [String: String] = [:]) async throws -> HTTPAnswer {
+    package func request(_ method: String, _ path: String, token: String?, body: String? = nil, headers: [String: String] = [:]) async throws -> HTTPAnswer {
         if client != nil {
             return try await request(method, path, token: token, bytes: body.map { Array($0.utf8) }, contentType: body.map { _ in "application/json" }, headers: headers)
         }
@@ -134,7 +134,7 @@ extension RunningServer {
     /// One request whose body is `bytes` as they are (an upload), with `contentType` as its `Content-Type`, through
     /// a session that caches nothing, so that each answer (a `304` too) is the server's own. With `chunked`, the
     /// body is sent without a `Content-Length`, in chunks, as a client streaming a file sends it.
-    func request(
+    package func request(
         _ method: String, _ path: String, token: String?, bytes: [UInt8]?, contentType: String? = nil, headers: [String: String] = [:], chunked: Bool = false
     ) async throws -> HTTPAnswer {
         if let client {
@@ -177,21 +177,28 @@ extension RunningServer {
 }
 
 /// An answer of the server.
-struct HTTPAnswer {
-    var status: Int
-    var body: [UInt8]
-    var headers: [String: String]
+package struct HTTPAnswer: Sendable {
+    package var status: Int
+    package var body: [UInt8]
+    package var headers: [String: String]
+
+    /// An answer with every part given.
+    package init(status: Int, body: [UInt8], headers: [String: String]) {
+        self.status = status
+        self.body = body
+        self.headers = headers
+    }
 
     /// The body as text.
-    var text: String { String(decoding: body, as: UTF8.self) }
+    package var text: String { String(decoding: body, as: UTF8.self) }
 
     /// The body as a JSON object.
-    var json: [String: Any] {
+    package var json: [String: Any] {
         get throws { try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], "\(text)") }
     }
 
     /// The `error.code` of an error answer.
-    var errorCode: String? {
+    package var errorCode: String? {
         ((try? json)?["error"] as? [String: Any])?["code"] as? String
     }
 }
@@ -199,7 +206,7 @@ struct HTTPAnswer {
 /// A TCP socket connected to `port` on 127.0.0.1, for tests that speak to the server byte by byte; its caller
 /// closes it. `receiveBuffer` sets its receive buffer before it connects (a small one makes a reader that falls
 /// behind at once). Blocking: call it off the concurrency pool (`Fixtures.offThePool`) when it may wait.
-func loopbackSocket(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
+package func loopbackSocket(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
     if var size = receiveBuffer { setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
@@ -218,27 +225,27 @@ func loopbackSocket(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
     return descriptor
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct HarnessError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 extension RunningServer {
     /// Makes the conversation `id` as the member of `token`, with `members`, and checks that it was made.
-    func makeConversation(_ id: String, token: String, members: [String] = []) async throws {
+    package func makeConversation(_ id: String, token: String, members: [String] = []) async throws {
         let names = members.map { "\"\($0)\"" }.joined(separator: ",")
         let answer = try await request("POST", "/api/v1/conversations", token: token, body: #"{"id":"\#(id)","members":[\#(names)]}"#)
         #expect(answer.status == 201, "making \(id): \(answer.status) \(answer.text)")
     }
 
     /// Sends the envelope `body` to the conversation `conversation` (a path segment, percent-encoded as needed).
-    func send(_ body: String, to conversation: String, token: String) async throws -> HTTPAnswer {
+    package func send(_ body: String, to conversation: String, token: String) async throws -> HTTPAnswer {
         try await request("POST", "/api/v1/conversations/\(conversation)/messages", token: token, body: body)
     }
 
     /// Performs the message action `action` on `message` in `conversation` (path segments, percent-encoded as
     /// needed), with `arguments` (a JSON array) when given.
-    func act(_ action: String, on message: String, in conversation: String, token: String?, arguments: String? = nil) async throws -> HTTPAnswer {
+    package func act(_ action: String, on message: String, in conversation: String, token: String?, arguments: String? = nil) async throws -> HTTPAnswer {
         try await request(
             "POST", "/api/v1/conversations/\(conversation)/messages/\(message)/actions/\(action)", token: token,
             body: arguments.map { #"{"arguments":\#($0)}"# })
