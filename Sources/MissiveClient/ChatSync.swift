@@ -72,7 +72,7 @@ public actor ChatSync {
     /// telling `report` what changed. The first connection without a kept position (and any the server could
     /// not resume) loads every conversation's history first.
     public func run(report: @escaping @Sendable (ChatChange) async -> Void) async {
-        let stream = EventStream(client: client)
+        let stream = ServerEventStream(client: client)
         await stream.run(position: { await self.position }) { update in
             for change in await self.apply(update) { await report(change) }
         }

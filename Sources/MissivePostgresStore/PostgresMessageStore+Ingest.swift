@@ -17,10 +17,10 @@ extension PostgresMessageStore {
             let message = incoming.message
             if !message.persistence.isStored {
                 outcomes[index] = .notStored(message.persistence)
-            } else if let refusal = StoreRows.refusal(of: message) {
+            } else if let refusal = StoreRules.refusal(of: message) {
                 outcomes[index] = .refused(refusal)
             } else {
-                let indexed = StoreRows.indexedWords(message)
+                let indexed = StoreRules.indexedWords(message)
                 candidates.append(index)
                 words.append(indexed)
                 documents.append(SearchQuery.indexedText(of: indexed))
@@ -122,7 +122,7 @@ extension PostgresMessageStore {
                 id: envelope.id, conversationID: envelope.conversationID, senderID: envelope.senderID, sentAt: envelope.sentAt,
                 objectName: message.content.objectName, businessID: message.content.businessID?.replacingNUL(with: "\u{FFFD}"),
                 known: message.isKnown, digest: message.digest.replacingNUL(with: "\u{FFFD}"), persistence: Int(message.persistence.rawValue),
-                counted: counted, words: StoreRows.joinWords(words), searchText: searchText.replacingNUL(with: " "),
+                counted: counted, words: StoreRules.joinWords(words), searchText: searchText.replacingNUL(with: " "),
                 search: MessageColumns.vector(tokens), parentID: envelope.parentID, rootID: nil, rootPending: false,
                 reason: message.unknown.map { "\($0.reason)".replacingNUL(with: "\u{FFFD}") }, envelope: ByteBuffer(bytes: incoming.envelopeBytes))
         }

@@ -69,7 +69,7 @@ extension PostgresMessageStore {
             } catch {
                 return .failure(error)
             }
-            if let conflict = StoreRows.idConflict(replacing: stored, with: incoming.message) { throw conflict }
+            if let conflict = StoreRules.idConflict(replacing: stored, with: incoming.message) { throw conflict }
             let rewrite = try Rewrite(incoming, location: location)
             return .success(try await Self.replace(stored, with: incoming.message, as: rewrite, reader: reader, transaction))
         }
@@ -88,7 +88,7 @@ extension PostgresMessageStore {
     private static func replace(
         _ stored: StoredMessage, with message: Message, as columns: Rewrite, reader: String?, _ transaction: Transaction
     ) async throws -> StoredMessage {
-        if let conflict = StoreRows.editConflict(replacing: stored, with: message) { throw conflict }
+        if let conflict = StoreRules.editConflict(replacing: stored, with: message) { throw conflict }
         try await Self.rewrite(stored, as: columns, transaction)
         transaction.recordChange(.edited, conversation: stored.conversationID, message: stored.id)
         guard let updated = try await transaction.query("SELECT \(unescaped: MessageColumns.selection) FROM message WHERE id = \(stored.id)").first else {
@@ -113,7 +113,7 @@ extension PostgresMessageStore {
 
         /// The columns of an edit to `incoming`, its words tokenized.
         init(_ incoming: IncomingMessage, location: String) throws(StoreError) {
-            let words = StoreRows.indexedWords(incoming.message)
+            let words = StoreRules.indexedWords(incoming.message)
             let searchText = SearchQuery.indexedText(of: words)
             let vector: String
             do {
@@ -130,7 +130,7 @@ extension PostgresMessageStore {
             known = message.isKnown
             digest = message.digest.replacingNUL(with: "\u{FFFD}")
             persistence = message.persistence
-            self.words = StoreRows.joinWords(words)
+            self.words = StoreRules.joinWords(words)
             self.searchText = searchText.replacingNUL(with: " ")
             self.vector = vector
             reason = message.unknown.map { "\($0.reason)".replacingNUL(with: "\u{FFFD}") }
@@ -175,7 +175,7 @@ extension PostgresMessageStore {
             for message in stored {
                 let new = registry.decode(try message.envelope())
                 decoded.append(new)
-                let indexed = StoreRows.indexedWords(new)
+                let indexed = StoreRules.indexedWords(new)
                 words.append(indexed)
                 texts.append(SearchQuery.indexedText(of: indexed))
             }

@@ -44,7 +44,7 @@ extension PostgresMessageStore: MigratingStore {
                     id: message.id, conversationID: message.conversationID, senderID: message.senderID, sentAt: message.sentAt,
                     objectName: message.objectName, businessID: message.businessID?.replacingNUL(with: "\u{FFFD}"), known: message.isKnown,
                     digest: message.digest.replacingNUL(with: "\u{FFFD}"), persistence: Int(message.persistence.rawValue),
-                    counted: message.persistence == .counted, words: StoreRows.joinWords(message.searchableWords),
+                    counted: message.persistence == .counted, words: StoreRules.joinWords(message.searchableWords),
                     searchText: texts[index].replacingNUL(with: " "), search: MessageColumns.vector(tokens[index]), parentID: message.parentID,
                     rootID: message.threadRootID, rootPending: false, reason: message.reason?.replacingNUL(with: "\u{FFFD}"),
                     envelope: ByteBuffer(bytes: message.envelopeBytes)))

@@ -13,7 +13,7 @@ extension PostgresMessageStore {
                     INSERT INTO plugin_failure(plugin_sha256, object_name, content_sha256, operation, reason, plugin_file, failed_at)
                     VALUES (\(failure.key.pluginSHA256), \(failure.key.objectName.replacingNUL(with: "\u{FFFD}")), \(failure.key.contentSHA256),
                         \(failure.key.operation.rawValue.replacingNUL(with: "\u{FFFD}")), \(failure.reason.replacingNUL(with: "\u{FFFD}")),
-                        \(failure.file.replacingNUL(with: "\u{FFFD}")), \(StoreRows.milliseconds(failure.date)))
+                        \(failure.file.replacingNUL(with: "\u{FFFD}")), \(StoreRules.milliseconds(failure.date)))
                     ON CONFLICT (plugin_sha256, object_name, content_sha256, operation)
                     DO UPDATE SET reason = excluded.reason, plugin_file = excluded.plugin_file, failed_at = excluded.failed_at
                     """)
@@ -34,7 +34,7 @@ extension PostgresMessageStore {
                 return PluginFailure(
                     key: PluginFailure.Key(
                         pluginSHA256: plugin, objectName: objectName, contentSHA256: content, operation: PluginFailure.Operation(rawValue: operation)),
-                    reason: reason, file: file, date: StoreRows.date(milliseconds: failedAt))
+                    reason: reason, file: file, date: StoreRules.date(milliseconds: failedAt))
             }
         }
     }

@@ -26,7 +26,7 @@ enum MessageColumns {
             id: id, conversationID: conversationID, senderID: senderID, sentAt: sentAt, objectName: objectName, businessID: businessID,
             isKnown: known, digest: digest, persistence: Persistence(rawValue: UInt32(truncatingIfNeeded: persistence)) ?? .persisted,
             countsAsUnread: counted && reader != senderID,
-            searchableWords: StoreRows.splitWords(words),
+            searchableWords: StoreRules.splitWords(words),
             parentID: try columns[11].decode(String?.self), threadRootID: try columns[12].decode(String?.self),
             replyCount: try columns[13].decode(Int.self), reason: try columns[14].decode(String?.self),
             envelopeBytes: Array(envelope.readableBytesView))

@@ -53,7 +53,7 @@ public struct MissiveServer: Sendable {
         guard chmod(folder, 0o700) == 0 else {
             throw AccountError(.cannotOpen, "\(folder): cannot make the server's data folder private: \(String(cString: strerror(errno)))")
         }
-        let store = try await MessageStores.open(configuration.storeLocation, kind: .shared)
+        let store = try await configuration.storeLocation.open(kind: .shared)
         // The messages isolated plugins failed on, here or on another server of the store: not tried again.
         try await store.loadPluginFailures(into: registry)
         let accounts = try ServerAccounts(path: configuration.accountsPath)

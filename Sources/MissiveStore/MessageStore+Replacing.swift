@@ -18,7 +18,7 @@ extension MessageStore {
                 throw StoreError(.notFound, "message '\(messageID)' is not stored", path: location)
             }
             let incoming = try transform(stored)
-            if let conflict = StoreRows.idConflict(replacing: stored, with: incoming.message) { throw conflict }
+            if let conflict = StoreRules.idConflict(replacing: stored, with: incoming.message) { throw conflict }
             return try await replace(incoming)
         }
     }
@@ -47,7 +47,7 @@ extension MessageStore {
     }
 }
 
-extension StoreRows {
+extension StoreRules {
     /// The error for a new version of `stored` under another id, or `nil`.
     package static func idConflict(replacing stored: StoredMessage, with message: Message) -> StoreError? {
         guard message.envelope.id != stored.id else { return nil }

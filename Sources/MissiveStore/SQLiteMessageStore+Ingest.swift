@@ -66,9 +66,9 @@ extension SQLiteMessageStore {
         let envelope = message.envelope
         let persistence = message.persistence
         guard persistence.isStored else { return .notStored(persistence) }
-        if let refusal = StoreRows.refusal(of: message) { return .refused(refusal) }
+        if let refusal = StoreRules.refusal(of: message) { return .refused(refusal) }
         let counted = persistence == .counted
-        let words = StoreRows.indexedWords(message)
+        let words = StoreRules.indexedWords(message)
         let searchText = SearchText.document(words)
         // Replies are one level deep: a reply to a reply joins the thread of its parent's root. A parent
         // not (yet) stored is taken as the root, pending; when it arrives, its replies move to its own root.
@@ -86,7 +86,7 @@ extension SQLiteMessageStore {
         }
         guard
             let seq = try statements.insertMessage(
-                incoming, envelope: envelope, counted: counted, words: StoreRows.joinWords(words), searchText: searchText, rootID: rootID,
+                incoming, envelope: envelope, counted: counted, words: StoreRules.joinWords(words), searchText: searchText, rootID: rootID,
                 rootPending: rootPending)
         else { return .duplicate }
         // Every row is in the index, words or none: FTS5 counts documents, and its integrity check counts rows.

@@ -58,7 +58,7 @@ extension SQLiteMessageStore {
             } catch {
                 return .failure(error)
             }
-            if let conflict = StoreRows.idConflict(replacing: stored, with: incoming.message) { throw conflict }
+            if let conflict = StoreRules.idConflict(replacing: stored, with: incoming.message) { throw conflict }
             return .success(try self.replace(stored, row: row, with: incoming, db))
         }
         return try outcome.get()
@@ -75,7 +75,7 @@ extension SQLiteMessageStore {
     /// Writes `incoming` as the new version of `stored`, whose row `row` is, and records the edit.
     private func replace(_ stored: StoredMessage, row: Row, with incoming: IncomingMessage, _ db: Database) throws -> StoredMessage {
         let message = incoming.message
-        if let conflict = StoreRows.editConflict(replacing: stored, with: message) { throw conflict }
+        if let conflict = StoreRules.editConflict(replacing: stored, with: message) { throw conflict }
         try Self.rewrite(stored, seq: row[MessageColumn.end], oldSearchText: row[MessageColumn.end + 1], as: message, envelopeBytes: incoming.envelopeBytes, db)
         try Self.appendChange(.edited, conversation: stored.conversationID, message: stored.id, db)
         guard let updated = try Row.fetchOne(db, sql: "SELECT \(MessageColumn.selection) FROM message WHERE id = ?", arguments: [stored.id]) else {
@@ -89,7 +89,7 @@ extension SQLiteMessageStore {
     static func rewrite(_ stored: StoredMessage, seq: Int64, oldSearchText: String, as message: Message, envelopeBytes: [UInt8]?, _ db: Database) throws {
         let persistence = message.persistence
         let counted = persistence == .counted
-        let words = StoreRows.indexedWords(message)
+        let words = StoreRules.indexedWords(message)
         let searchText = SearchText.document(words)
         try db.cachedStatement(sql: "INSERT INTO message_search(message_search, rowid, search_text) VALUES ('delete', ?, ?)")
             .execute(arguments: [seq, oldSearchText])
@@ -103,7 +103,7 @@ extension SQLiteMessageStore {
         ).execute(
             arguments: [
                 message.content.objectName, message.content.businessID, message.isKnown, message.digest, Int64(persistence.rawValue),
-                counted, StoreRows.joinWords(words), searchText, message.unknown.map { "\($0.reason)" }, envelopeBytes.map { Data($0) }, seq,
+                counted, StoreRules.joinWords(words), searchText, message.unknown.map { "\($0.reason)" }, envelopeBytes.map { Data($0) }, seq,
             ])
         let wasCounted = stored.persistence == .counted
         if counted != wasCounted {

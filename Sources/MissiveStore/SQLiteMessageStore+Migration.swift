@@ -26,7 +26,7 @@ extension SQLiteMessageStore: MigratingStore {
         try await write { db in
             var inserted = 0
             for message in messages {
-                let words = StoreRows.joinWords(message.searchableWords)
+                let words = StoreRules.joinWords(message.searchableWords)
                 let searchText = SearchText.document(message.searchableWords)
                 try db.cachedStatement(
                     sql: """

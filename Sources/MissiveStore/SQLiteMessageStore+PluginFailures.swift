@@ -15,7 +15,7 @@ extension SQLiteMessageStore {
             for failure in failures {
                 try statement.execute(arguments: [
                     failure.key.pluginSHA256, failure.key.objectName, failure.key.contentSHA256, failure.key.operation.rawValue, failure.reason,
-                    failure.file, StoreRows.milliseconds(failure.date),
+                    failure.file, StoreRules.milliseconds(failure.date),
                 ])
             }
         }
@@ -33,7 +33,7 @@ extension SQLiteMessageStore {
                 PluginFailure(
                     key: PluginFailure.Key(
                         pluginSHA256: row[0], objectName: row[1], contentSHA256: row[2], operation: PluginFailure.Operation(rawValue: row[3])),
-                    reason: row[4], file: row[5], date: StoreRows.date(milliseconds: row[6]))
+                    reason: row[4], file: row[5], date: StoreRules.date(milliseconds: row[6]))
             }
         }
     }

@@ -22,7 +22,7 @@ extension SQLiteMessageStore {
             id: row[at(.id)], conversationID: row[at(.conversationID)], senderID: sender, sentAt: row[at(.sentAt)],
             objectName: row[at(.objectName)], businessID: row[at(.businessID)], isKnown: row[at(.known)], digest: row[at(.digest)],
             persistence: Persistence(rawValue: row[at(.persistence)]) ?? .persisted, countsAsUnread: counted && reader != sender,
-            searchableWords: StoreRows.splitWords(words),
+            searchableWords: StoreRules.splitWords(words),
             parentID: row[at(.parentID)], threadRootID: row[at(.rootID)], replyCount: row[at(.replyCount)], reason: row[at(.reason)],
             envelopeBytes: [UInt8](envelope))
     }

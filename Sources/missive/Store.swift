@@ -97,7 +97,7 @@ struct StoreOptions: ParsableArguments {
         }
         do throws(StoreError) {
             let requested: StoreKind? = creating ? (kind ?? me.map { .personal(owner: $0) }) : nil
-            let store = try await MessageStores.open(location, kind: requested)
+            let store = try await location.open(kind: requested)
             if let me {
                 guard case .personal(let owner) = store.kind else {
                     throw StoreError(

@@ -103,7 +103,7 @@ import Testing
         let received = Mutex<[ServerEvent]>([])
         let (hello, helloSink) = AsyncStream.makeStream(of: Void.self)
         let (stored, storedSink) = AsyncStream.makeStream(of: RemoteMessage.self)
-        let stream = EventStream(client: pair.bob)
+        let stream = ServerEventStream(client: pair.bob)
         let task = Task {
             await stream.run(position: { nil }) { update in
                 guard case .event(let event) = update else { return }

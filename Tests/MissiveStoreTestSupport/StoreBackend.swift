@@ -25,7 +25,7 @@ package enum StoreBackend: String, CaseIterable, CustomStringConvertible, Sendab
     package func open(_ location: String, kind: StoreKind?) async throws -> any MessageStore {
         switch self {
         case .sqlite: try SQLiteMessageStore(path: location, kind: kind)
-        case .postgres: try await MessageStores.open(location, kind: kind)
+        case .postgres: try await StoreLocation(parsing: location).open(kind: kind)
         }
     }
 

@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func aMalformedURLIsRefusedBeforeAnythingIsOpened() async throws {
-        let error = await failure { _ = try await MessageStores.open("postgres://missive:secret@127.0.0.1:99999/chat", kind: nil) }
+        let error = await failure { _ = try await StoreLocation(parsing: "postgres://missive:secret@127.0.0.1:99999/chat").open(kind: nil) }
         #expect(error?.code == .cannotOpen)
         #expect(error?.message.contains("bad port '99999'") == true, "\(String(describing: error))")
         #expect(error?.path == "postgres://missive@127.0.0.1:99999/chat")
@@ -54,7 +54,7 @@ import Testing
     @Test func anUnreachableServerIsUnavailableAtOnce() async throws {
         let url = try variant(of: try await Fixtures.newPostgresDatabase(), port: 1, parameters: "connect_timeout=60")  // tcpmux: nothing listens there
         let started = ContinuousClock.now
-        let error = await failure { _ = try await MessageStores.open(url, kind: .shared) }
+        let error = await failure { _ = try await StoreLocation(parsing: url).open(kind: .shared) }
         #expect(error?.code == .unavailable)
         #expect(error?.message == "cannot open the store: the server cannot be reached: connection refused", "\(String(describing: error))")
         #expect(error?.path == (try StoreLocation(parsing: url)).description)
@@ -63,14 +63,14 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(30))
 
         // Through a socket folder that does not exist, the socket's path is named: the URL does not spell it out.
-        let socket = await failure { _ = try await MessageStores.open("postgres://missive@/chat?host=/nonexistent-missive", kind: .shared) }
+        let socket = await failure { _ = try await StoreLocation(parsing: "postgres://missive@/chat?host=/nonexistent-missive").open(kind: .shared) }
         #expect(socket?.code == .unavailable)
         #expect(socket?.message.hasSuffix("(socket /nonexistent-missive/.s.PGSQL.5432)") == true, "\(String(describing: socket))")
     }
 
     @Test func aWrongPasswordIsNamedWithoutThePassword() async throws {
         let url = try variant(of: try await Fixtures.newPostgresDatabase(), password: "not-the-password")
-        let error = await failure { _ = try await MessageStores.open(url, kind: .shared) }
+        let error = await failure { _ = try await StoreLocation(parsing: url).open(kind: .shared) }
         #expect(error?.code == .cannotOpen)
         #expect(error?.message.contains("password authentication failed for user \"missive\"") == true, "\(String(describing: error))")
         #expect(error.map { "\($0)" }?.contains("not-the-password") == false)
@@ -80,7 +80,7 @@ import Testing
         let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         try await Fixtures.psql(url, "CREATE TABLE invoices (id integer PRIMARY KEY); CREATE TABLE customers (id integer)")
-        let error = await failure { _ = try await MessageStores.open(url, kind: .shared) }
+        let error = await failure { _ = try await StoreLocation(parsing: url).open(kind: .shared) }
         #expect(error?.code == .cannotOpen)
         let name = try #require(Fixtures.databaseName(url))
         #expect(error?.message == "database \(name) holds tables of another application: customers, invoices; a Missive store needs a database of its own")
@@ -91,10 +91,10 @@ import Testing
     @Test func aStoreOfANewerSchemaIsRefused() async throws {
         let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
-        let store = try await MessageStores.open(url, kind: .shared)
+        let store = try await StoreLocation(parsing: url).open(kind: .shared)
         try await store.join(member: "alice", conversation: "team")
         try await Fixtures.psql(url, "INSERT INTO missive_schema(version, written_by) VALUES (99, '9.1.0')")
-        let error = await failure { _ = try await MessageStores.open(url, kind: .shared) }
+        let error = await failure { _ = try await StoreLocation(parsing: url).open(kind: .shared) }
         #expect(error?.code == .newerSchema)
         #expect(error?.message.contains("written by Missive 9.1.0 (schema version 99)") == true, "\(String(describing: error))")
         // Refused as it is: the newer store is not touched.
@@ -104,7 +104,7 @@ import Testing
     @Test func aStatementPastTheTimeoutFailsAsTimeout() async throws {
         let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
-        let store = try await MessageStores.open(url, kind: .shared)
+        let store = try await StoreLocation(parsing: url).open(kind: .shared)
         // Many rows whose words share a prefix, made by the server itself: a prefix search ranks them all.
         try await Fixtures.psql(
             url,

@@ -20,7 +20,7 @@ import Testing
         defer { Fixtures.dropPostgresDatabase(url) }
         let kinds = try await withThrowingTaskGroup(of: StoreKind.self) { group in
             for _ in 0..<6 {
-                group.addTask { try await MessageStores.open(url, kind: .shared).kind }
+                group.addTask { try await StoreLocation(parsing: url).open(kind: .shared).kind }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -31,7 +31,7 @@ import Testing
         #expect(try await Fixtures.psql(url, "SELECT value FROM store_info WHERE key = 'kind'") == "shared")
         // Opened again as the other kind: refused.
         do {
-            _ = try await MessageStores.open(url, kind: .personal(owner: "alice"))
+            _ = try await StoreLocation(parsing: url).open(kind: .personal(owner: "alice"))
             Issue.record("a shared store opened as personal")
         } catch {
             #expect(error.code == .kindMismatch)
@@ -41,19 +41,19 @@ import Testing
     @Test func aPersonalStoreTakesItsOwnerOnceAndRefusesAnother() async throws {
         let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
-        let anonymous = try await MessageStores.open(url, kind: nil)
+        let anonymous = try await StoreLocation(parsing: url).open(kind: nil)
         #expect(anonymous.kind == .personal(owner: nil))
         _ = try await anonymous.ingest(
             [StoreTests.text("m1", "hi", in: "c1", from: "alice", at: 1), StoreTests.text("m2", "hello", in: "c1", from: "bob", at: 2)],
             registry: registry)
         #expect(try await anonymous.unreadCount(conversation: "c1") == 2)
         // Named now: the owner's own message stops counting.
-        let owned = try await MessageStores.open(url, kind: .personal(owner: "alice"))
+        let owned = try await StoreLocation(parsing: url).open(kind: .personal(owner: "alice"))
         #expect(owned.kind == .personal(owner: "alice"))
         #expect(try await owned.unreadCount(conversation: "c1") == 1)
         #expect(try await owned.checkConsistency().problems == [])
         do {
-            _ = try await MessageStores.open(url, kind: .personal(owner: "carol"))
+            _ = try await StoreLocation(parsing: url).open(kind: .personal(owner: "carol"))
             Issue.record("another owner was accepted")
         } catch {
             #expect(error.code == .ownerMismatch)
@@ -64,8 +64,8 @@ import Testing
     @Test func aFollowerInAnotherStoreObjectIsWokenByTheNotification() async throws {
         let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
-        let writer = try await MessageStores.open(url, kind: .shared)
-        let follower = try await MessageStores.open(url, kind: .shared)
+        let writer = try await StoreLocation(parsing: url).open(kind: .shared)
+        let follower = try await StoreLocation(parsing: url).open(kind: .shared)
         let start = try await follower.lastChangePosition()
         let registry = self.registry
         // The writer writes 300 ms after the follower starts waiting for up to 60 s: the wait ends with the
@@ -96,7 +96,7 @@ import Testing
         let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
         let stores = try await withThrowingTaskGroup(of: (any MessageStore).self) { group in
-            for _ in 0..<4 { group.addTask { try await MessageStores.open(url, kind: .shared) } }
+            for _ in 0..<4 { group.addTask { try await StoreLocation(parsing: url).open(kind: .shared) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         let registry = self.registry
@@ -158,7 +158,7 @@ extension PostgresStoreTests {
                     persistence: persistence))
         }
         let all = envelopes
-        let setup = try await MessageStores.open(url, kind: .shared)
+        let setup = try await StoreLocation(parsing: url).open(kind: .shared)
         for conversation in 0..<12 {
             for member in ["s0", "s1", "s2", "s3", "s4", "reader"] { try await setup.join(member: member, conversation: "c\(conversation)") }
         }
@@ -166,7 +166,7 @@ extension PostgresStoreTests {
         let reports = try await withThrowingTaskGroup(of: (stored: Int, duplicates: Int).self) { group in
             for writer in 0..<4 {
                 group.addTask {
-                    let store = try await MessageStores.open(url, kind: .shared)
+                    let store = try await StoreLocation(parsing: url).open(kind: .shared)
                     let next = (writer + 1) % 4
                     let own: [Envelope] = Array(all[(writer * 500)..<((writer + 1) * 500)])
                     let overlap: [Envelope] = Array(all[(next * 500)..<(next * 500 + 250)].reversed())
@@ -221,7 +221,7 @@ extension PostgresStoreTests {
             "postgres://missive:missive@/\(database)?host=\(folder)&port=\(port)",
             "postgresql://missive:missive@\(escaped):\(port)/\(database)",
         ] {
-            let store = try await MessageStores.open(form, kind: .shared)
+            let store = try await StoreLocation(parsing: form).open(kind: .shared)
             try await store.join(member: "alice", conversation: "c\(form.count)")
             #expect(store.location == "postgres://missive@/\(database)?host=\(folder)&port=\(port)")
         }
@@ -265,7 +265,7 @@ private final class DoneFlag: Sendable {
         try await sqlite.join(member: "bob", conversation: "team")
         let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
-        let postgres = try #require(try await MessageStores.open(url, kind: .personal(owner: "alice")) as? PostgresMessageStore)
+        let postgres = try #require(try await StoreLocation(parsing: url).open(kind: .personal(owner: "alice")) as? PostgresMessageStore)
 
         let copied = try await copy(sqlite, into: postgres, batch: 7)
         let all = try await sqlite.exportMessages(after: 0, limit: 1_000).map(\.message)

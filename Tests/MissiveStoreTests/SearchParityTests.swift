@@ -47,7 +47,7 @@ import Testing
         let sqlite = try SQLiteMessageStore(path: try Fixtures.temporaryDirectory() + "/store.sqlite", kind: .shared)
         let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
-        let postgres = try await MessageStores.open(url, kind: .shared)
+        let postgres = try await StoreLocation(parsing: url).open(kind: .shared)
         let envelopes = Self.corpus.map { StoreTests.text($0.id, $0.text, in: $0.conversation, from: "bob", at: 1_000 + Int64($0.id.dropFirst())!) }
         for store in [sqlite, postgres] as [any MessageStore] {
             #expect(try await store.ingest(envelopes, registry: registry).storedCount == Self.corpus.count)
@@ -88,7 +88,7 @@ import Testing
     @Test func equalRanksListTheMessageStoredLastFirst() async throws {
         let url = try await Fixtures.newPostgresDatabase()
         defer { Fixtures.dropPostgresDatabase(url) }
-        let store = try await MessageStores.open(url, kind: .shared)
+        let store = try await StoreLocation(parsing: url).open(kind: .shared)
         let envelopes = (1...5).map { StoreTests.text("m\($0)", "same words", in: "c1", from: "bob", at: Int64($0)) }
         _ = try await store.ingest(envelopes, registry: registry)
         let hits = try await store.search(SearchQuery(parsing: "same"), member: nil, conversation: nil, limit: 3)

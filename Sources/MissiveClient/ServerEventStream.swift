@@ -83,7 +83,7 @@ public enum ServerEvent: Sendable, Hashable {
     }
 }
 
-/// What an ``EventStream`` tells its handler.
+/// What a ``ServerEventStream`` tells its handler.
 public enum EventStreamUpdate: Sendable {
     /// An event, in the order the server sent them.
     case event(ServerEvent)
@@ -97,7 +97,7 @@ public enum EventStreamUpdate: Sendable {
 /// client last handled (`?after=`), and when the connection ends or cannot be made it tries again, waiting
 /// longer each time (from ``initialDelay``, doubling up to ``maximumDelay``; back to the start once a
 /// connection is made).
-public struct EventStream: Sendable {
+public struct ServerEventStream: Sendable {
     /// The server and the member's token.
     public let client: ServerClient
     /// The first wait before connecting again.
@@ -171,3 +171,8 @@ private final class Greeted: Sendable {
     func mark() { state.withLock { $0 = true } }
     var value: Bool { state.withLock { $0 } }
 }
+
+/// The client's connection to the event stream, by its name before ``ServerEventStream`` (the server has an event
+/// stream of its own, the route).
+@available(*, deprecated, renamed: "ServerEventStream")
+public typealias EventStream = ServerEventStream

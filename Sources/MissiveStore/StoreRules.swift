@@ -4,7 +4,7 @@ import Missive
 /// What every backend keeps of a message in the same way: the words it is searched by, the column that holds
 /// them, the messages no backend can keep, and what an edit may not change. One definition, so that SQLite and
 /// PostgreSQL store, refuse and search the same.
-package enum StoreRows {
+package enum StoreRules {
     /// Searchable words are kept in one column, separated by U+001F (a control character, which no word
     /// needs: one inside a word becomes a space).
     package static let wordSeparator: Character = "\u{1F}"
