@@ -24,10 +24,10 @@ extension StoreLocation {
     }
 }
 
-/// The opening of a store by its location, before it was ``StoreLocation/open(kind:logger:)``.
+/// The opening of a store by its location, before it was `StoreLocation.open(kind:logger:)`.
 @available(*, deprecated, message: "use StoreLocation.open(kind:logger:): `try await StoreLocation(parsing: url).open(kind: kind)`")
 public enum MessageStores {
-    /// Opens the store at `location` (``StoreLocation/open(kind:logger:)``).
+    /// Opens the store at `location` (`StoreLocation.open(kind:logger:)`).
     public static func open(
         _ location: StoreLocation, kind: StoreKind?, logger: Logger = Logger(label: "missive.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws(StoreError) -> any MessageStore {
