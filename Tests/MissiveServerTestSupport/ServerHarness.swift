@@ -46,16 +46,19 @@ package struct RunningServer: Sendable {
     }
 
     /// Starts a server; stop it with ``stop()``. With `dataDirectory` and `store`, it uses those of another server
-    /// (one started before, or one running beside it) instead of fresh ones.
+    /// (one started before, or one running beside it) instead of fresh ones; `configure` changes the rest of its
+    /// configuration (a push gateway...).
     package static func start(
         _ backend: StoreBackend, limits: ServerLimits = ServerLimits(), keepsRefusedContent: Bool = false, dataDirectory: String? = nil,
-        store: StoreLocation? = nil, registry: MessageRegistry? = nil, transport: Transport = .router
+        store: StoreLocation? = nil, registry: MessageRegistry? = nil, transport: Transport = .router,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> RunningServer {
         let data = try dataDirectory ?? Fixtures.temporaryDirectory()
         var store = store
         if store == nil { store = try StoreLocation(parsing: try await backend.newLocation()) }
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: data, store: store, limits: limits)
         configuration.keepsRefusedContent = keepsRefusedContent
+        configure(&configuration)
         let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         let server = try await MissiveServer.open(configuration: configuration, registry: try registry ?? Fixtures.sampleRegistry(), logger: quiet)
         switch transport {
@@ -121,12 +124,7 @@ package struct RunningServer: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         let (data, response) = try await Fixtures.load(request)
-        let http = try #require(response as? HTTPURLResponse)
-        var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
-        }
-        return HTTPAnswer(status: http.statusCode, body: Array(data), headers: fields)
+        return try HTTPAnswer(data: data, response: response)
     }
 }
 
@@ -167,12 +165,7 @@ extension RunningServer {
         let session = URLSession(configuration: configuration)
         defer { session.finishTasksAndInvalidate() }
         let (data, response) = try await Fixtures.load(request, session: session)
-        let http = try #require(response as? HTTPURLResponse)
-        var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
-        }
-        return HTTPAnswer(status: http.statusCode, body: Array(data), headers: fields)
+        return try HTTPAnswer(data: data, response: response)
     }
 }
 
@@ -187,6 +180,16 @@ package struct HTTPAnswer: Sendable {
         self.status = status
         self.body = body
         self.headers = headers
+    }
+
+    /// The answer URLSession gave, its header names in lower case.
+    package init(data: Data, response: URLResponse) throws {
+        let http = try #require(response as? HTTPURLResponse)
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        self.init(status: http.statusCode, body: Array(data), headers: fields)
     }
 
     /// The body as text.

@@ -22,7 +22,7 @@ import Testing
     @Test(arguments: StoreBackend.allCases)
     func eachNewMessageIsPushedToTheMembersOfflineOnly(backend: StoreBackend) async throws {
         let gateway = try await PushGateway.start()
-        let running = try await PushServer.start(backend, gateway: gateway.url)
+        let running = try await PushServer.start(backend, gateway: gateway.url, transport: .live)
         let alice = try running.member("alice")
         _ = try running.member("bob")
         let carol = try running.member("carol")
@@ -245,54 +245,39 @@ final class PushGateway: Sendable {
 
 // MARK: The server
 
-/// A `MissiveServer` on loopback with a push gateway and a retry policy of milliseconds.
+/// A `MissiveServer` with a push gateway and a retry policy of milliseconds, reached through its router, or on
+/// loopback (`.live`) for a test that connects a member's event stream.
 struct PushServer {
-    let server: MissiveServer
-    let port: Int
-    private let task: Task<Void, any Error>
+    let running: RunningServer
 
+    var server: MissiveServer { running.server }
+    var port: Int { running.port }
     var configuration: ServerConfiguration { server.configuration }
 
-    static func start(_ backend: StoreBackend, gateway: URL, attempts: Int = 5) async throws -> PushServer {
-        var configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: try Fixtures.temporaryDirectory(), store: try StoreLocation(parsing: try await backend.newLocation()))
-        configuration.pushGateway = gateway
-        configuration.pushPolicy = PushPolicy(attempts: attempts, initialDelay: .milliseconds(20), maximumDelay: .seconds(2), timeout: .seconds(5))
-        let server = try await MissiveServer.open(
-            configuration: configuration, registry: try Fixtures.sampleRegistry(), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let task = Task {
-            defer { continuation.finish() }
-            try await server.run(stopsOnSignals: false) { _, port in
-                continuation.yield(port)
-                continuation.finish()
-            }
-        }
-        guard let port = await ports.first(where: { _ in true }) else { throw HarnessError("the server did not start: \(await task.result)") }
-        return PushServer(server: server, port: port, task: task)
+    static func start(
+        _ backend: StoreBackend, gateway: URL, attempts: Int = 5, transport: RunningServer.Transport = .router
+    ) async throws -> PushServer {
+        PushServer(
+            running: try await RunningServer.start(backend, transport: transport) { configuration in
+                configuration.pushGateway = gateway
+                configuration.pushPolicy = PushPolicy(attempts: attempts, initialDelay: .milliseconds(20), maximumDelay: .seconds(2), timeout: .seconds(5))
+            })
     }
 
     func stop() async {
-        task.cancel()
-        _ = try? await task.value
+        await running.stop()
     }
 
     func member(_ name: String) throws -> String {
-        try server.accounts.add(member: name)
+        try running.member(name)
     }
 
     /// One request, whose answer must have the status `expecting`.
     func request(
         _ method: String, _ path: String, token: String, body: String, expecting status: Int, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = method
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(body.utf8)
-        let (data, response) = try await Fixtures.load(request)
-        let answer = try #require(response as? HTTPURLResponse)
-        #expect(answer.statusCode == status, "\(method) \(path): \(answer.statusCode) \(String(decoding: data, as: UTF8.self))", sourceLocation: sourceLocation)
+        let answer = try await running.request(method, path, token: token, body: body)
+        #expect(answer.status == status, "\(method) \(path): \(answer.status) \(answer.text)", sourceLocation: sourceLocation)
     }
 
     /// Alice sends "hello" (`m1`, `MS:Text`) to bob, who is not connected.

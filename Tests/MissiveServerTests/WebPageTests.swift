@@ -444,12 +444,7 @@ extension RunningServer {
         let session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         let (data, response) = try await Fixtures.load(request, session: session)
-        let http = try #require(response as? HTTPURLResponse)
-        var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
-        }
-        return HTTPAnswer(status: http.statusCode, body: Array(data), headers: fields)
+        return try HTTPAnswer(data: data, response: response)
     }
 
     /// Signs in with `token` (as JSON) and returns the `Cookie` header value of the session.
