@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Missive
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -143,8 +144,19 @@ extension TwoInstanceTests {
         // bob on the first instance; alice sends through the second.
         let client = EventClient(port: first.port, token: bob)
         try await client.expectNext("hello")
-        // The first instance writes bob's row as his connection opens; give it a moment to land.
-        try await Task.sleep(for: .milliseconds(500))
+        // The first instance writes bob's row as his connection opens, to hold for the presence lifetime.
+        var waiting = Configuration()
+        waiting.busyMode = .timeout(5)  // as the instances open it: they write there too
+        let presence = try DatabaseQueue(path: data + "/accounts.sqlite", configuration: waiting)
+        func bobsRows() async throws -> [(written: Int64, expires: Int64)] {
+            try await presence.read { db in
+                try Row.fetchAll(db, sql: "SELECT written_at, expires_at FROM presence WHERE member = 'bob'").map { ($0[0], $0[1]) }
+            }
+        }
+        let rowDeadline = ContinuousClock.now + .seconds(10)
+        while try await bobsRows().isEmpty && ContinuousClock.now < rowDeadline { try await Task.sleep(for: .milliseconds(20)) }
+        let rows = try await bobsRows()
+        #expect(rows.count == 1 && rows.allSatisfy { $0.expires - $0.written == 15_000 }, "\(rows)")
         func send(_ id: String, flag: Int) async throws -> Int {
             try await second.request(
                 "POST", "/api/v1/conversations/team/messages", token: alice,
@@ -169,9 +181,10 @@ extension TwoInstanceTests {
         try await again.expectNext("hello")
         #expect(try await again.nextOtherThanMembership(timeout: .milliseconds(500)) == nil, "no kept ping")
 
-        // The first instance dies with bob connected; once its rows expire, bob is offline everywhere.
+        // The first instance dies with bob connected; once its rows expire, bob is offline everywhere. The test moves
+        // their time on instead of waiting the 15 s: they hold until `expires_at`, checked above to be written + 15 s.
         first.kill()
-        try await Task.sleep(for: .seconds(16))
+        try await presence.write { db in try db.execute(sql: "UPDATE presence SET expires_at = written_at - 1 WHERE member = 'bob'") }
         #expect(try await send("m2", flag: 3) == 201)
         try await gateway.waitForRequests(1)
         let pushes = try gateway.bodies()
