@@ -164,54 +164,43 @@ extension PostgresMessageStore {
 
     public func redecode(with registry: MessageRegistry, progress: (@Sendable (Int, Int) -> Void)?) async throws(StoreError) -> RedecodeReport {
         let reader = self.reader
+        // Read, then decoded with no transaction open (`Redecoding`), then rewritten in one that locks the rows.
+        let unknown = try await read { transaction in
+            try await transaction.query("SELECT \(unescaped: MessageColumns.selection) FROM message WHERE NOT known ORDER BY seq")
+                .map { try MessageColumns.storedMessage($0, reader: reader) }
+        }
+        let decoding = try await Redecoding.decode(unknown, with: registry, reader: reader, progress: progress)
         return try await transaction { transaction in
+            var redecoding = decoding
             let rows = try await transaction.query(
                 "SELECT \(unescaped: MessageColumns.selection) FROM message WHERE NOT known ORDER BY seq FOR UPDATE")
-            let stored = try rows.map { try MessageColumns.storedMessage($0, reader: reader) }
-            // Decoded and tokenized before the rows are written: one call to the tokenizer for them all.
+            // Only the messages still as they were decoded.
+            var stored: [StoredMessage] = []
             var decoded: [Message] = []
-            var words: [[String]] = []
-            var texts: [String] = []
-            for message in stored {
-                let new = registry.decode(try message.envelope())
-                decoded.append(new)
-                let indexed = StoreRules.indexedWords(new)
-                words.append(indexed)
-                texts.append(SearchQuery.indexedText(of: indexed))
+            for row in rows {
+                let current = try MessageColumns.storedMessage(row, reader: reader)
+                guard let message = redecoding.message(for: current) else { continue }
+                stored.append(current)
+                decoded.append(message)
             }
+            // Tokenized before the rows are written: one call to the tokenizer for them all.
+            let words = decoded.map(StoreRules.indexedWords)
+            let texts = words.map(SearchQuery.indexedText(of:))
             let tokens = try SearchQuery.indexTokens(of: texts)
-            var reports: [String: RedecodeReport.TypeReport] = [:]
             var changed = [Bool](repeating: false, count: stored.count)
             // Counters change conversation by conversation, in the order of their ids (as ingest locks them).
             let order = stored.indices.sorted { (stored[$0].conversationID, $0) < (stored[$1].conversationID, $1) }
-            for (done, index) in order.enumerated() {
-                defer { progress?(done + 1, stored.count) }
-                let old = stored[index]
-                let message = decoded[index]
-                var report =
-                    reports[old.objectName] ?? .init(objectName: old.objectName, decoded: 0, stillUnknown: 0, reason: nil, unreadChanged: 0)
-                defer { reports[old.objectName] = report }
-                let reason = message.unknown.map { "\($0.reason)" }
-                if message.isKnown {
-                    report.decoded += 1
-                } else {
-                    report.stillUnknown += 1
-                    report.reason = reason
-                }
-                // Whether it counts for the reader (for a shared store: for the members but its sender).
-                if (message.persistence == .counted && old.senderID != reader) != old.countsAsUnread { report.unreadChanged += 1 }
-                changed[index] =
-                    message.isKnown || reason != old.reason || message.digest != old.digest || message.persistence != old.persistence
-                    || message.content.objectName != old.objectName
+            for index in order {
+                changed[index] = redecoding.record(stored[index], as: decoded[index])
                 let rewrite = Rewrite(
-                    message: message, words: words[index], searchText: texts[index], vector: MessageColumns.vector(tokens[index]), envelope: nil)
-                try await Self.rewrite(old, as: rewrite, transaction)
+                    message: decoded[index], words: words[index], searchText: texts[index], vector: MessageColumns.vector(tokens[index]), envelope: nil)
+                try await Self.rewrite(stored[index], as: rewrite, transaction)
             }
             // The feed lists the edits in the order the messages were stored, as SQLite's store does.
             for (index, old) in stored.enumerated() where changed[index] {
                 transaction.recordChange(.edited, conversation: old.conversationID, message: old.id)
             }
-            return RedecodeReport(types: reports.values.sorted { $0.objectName < $1.objectName })
+            return redecoding.report
         }
     }
 

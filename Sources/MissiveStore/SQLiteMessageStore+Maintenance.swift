@@ -116,34 +116,20 @@ extension SQLiteMessageStore {
     }
 
     public func redecode(with registry: MessageRegistry, progress: (@Sendable (Int, Int) -> Void)?) async throws(StoreError) -> RedecodeReport {
-        let reader = self.reader
+        let unknownRowsSQL = "SELECT \(MessageColumn.selection), seq, search_text FROM message WHERE known = 0 ORDER BY seq"
+        // Read, then decoded with no transaction open (`Redecoding`), then rewritten in one.
+        let unknown = try await read { db in try Row.fetchAll(db, sql: unknownRowsSQL).map { self.storedMessage($0) } }
+        let decoding = try await Redecoding.decode(unknown, with: registry, reader: reader, progress: progress)
         return try await write { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT \(MessageColumn.selection), seq, search_text FROM message WHERE known = 0 ORDER BY seq")
-            var reports: [String: RedecodeReport.TypeReport] = [:]
-            for (index, row) in rows.enumerated() {
-                defer { progress?(index + 1, rows.count) }
+            var redecoding = decoding
+            for row in try Row.fetchAll(db, sql: unknownRowsSQL) {
                 let stored = self.storedMessage(row)
-                var report = reports[stored.objectName] ?? .init(objectName: stored.objectName, decoded: 0, stillUnknown: 0, reason: nil, unreadChanged: 0)
-                defer { reports[stored.objectName] = report }
-                // A message that still fails may fail otherwise now (a type that refuses it instead of none),
-                // which changes its reason, digest and flag: every column is written again either way.
-                let message = registry.decode(try stored.envelope())
-                let reason = message.unknown.map { "\($0.reason)" }
-                if message.isKnown {
-                    report.decoded += 1
-                } else {
-                    report.stillUnknown += 1
-                    report.reason = reason
-                }
-                // Whether it counts for the reader (for a shared store: for the members but its sender).
-                if (message.persistence == .counted && stored.senderID != reader) != stored.countsAsUnread { report.unreadChanged += 1 }
-                let changed =
-                    message.isKnown || reason != stored.reason || message.digest != stored.digest || message.persistence != stored.persistence
-                    || message.content.objectName != stored.objectName
+                guard let message = redecoding.message(for: stored) else { continue }
+                let changed = redecoding.record(stored, as: message)
                 try Self.rewrite(stored, seq: row[MessageColumn.end], oldSearchText: row[MessageColumn.end + 1], as: message, envelopeBytes: nil, db)
                 if changed { try Self.appendChange(.edited, conversation: stored.conversationID, message: stored.id, db) }
             }
-            return RedecodeReport(types: reports.values.sorted { $0.objectName < $1.objectName })
+            return redecoding.report
         }
     }
 

@@ -325,8 +325,13 @@ final class IsolatedPlugin: Sendable {
                 "an isolated plugin's worker failed during a batch; trying the messages it had not answered one at a time",
                 metadata: ["missive.file": "\(path)", "missive.reason": "\(failure.reason)\(failure.output)"])
         }
-        // The messages in flight, one at a time, each on a worker of its own if need be.
+        // The messages in flight, one at a time, each on a worker of its own if need be. A message whose decode failed
+        // earlier in this loop (the same content twice in a batch) is answered from the memory: it costs one crash.
         for index in all where answers[index] == nil {
+            if flags.isEmpty, let remembered = rememberedFailure(objectName: items[index].objectName, content: items[index].content, operation: .decode) {
+                answers[index] = .failed(remembered)
+                continue
+            }
             switch run(&state, [index], items, flags, into: &answers) {
             case .finished: continue
             case .notStarted(let error):
