@@ -196,15 +196,6 @@ extension MessageRegistry.Builder {
 }
 
 extension MessageRegistry {
-    /// Whether some registered type's plugin runs in a worker process, so that a call may wait for the worker's
-    /// answer (up to its deadline) rather than return in microseconds.
-    package var runsIsolatedPlugins: Bool {
-        types.contains { type in
-            if case .isolated = type.decoder { return true }
-            return false
-        }
-    }
-
     /// The memory of each isolated plugin's running worker, in bytes: its resident set, and its proportional share
     /// (shared pages divided among the processes that map them). For the benchmarks.
     @_spi(Benchmarks)

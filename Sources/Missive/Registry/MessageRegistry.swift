@@ -126,13 +126,7 @@ public struct MessageRegistry: Sendable {
         return zip(envelopes, contents).map { Message(envelope: $0, content: $1!) }
     }
 
-    /// Whether decoding `envelope` crosses to an isolated plugin's worker (and so may wait for it), rather than
-    /// answering in the host.
-    package func decodesInWorker(_ envelope: Envelope) -> Bool {
-        workerPlugin(decoding: envelope) != nil
-    }
-
-    /// The isolated plugin whose worker decodes `envelope`, if one does.
+    /// The isolated plugin whose worker decodes `envelope` (and so may make the call wait for it), if one does.
     func workerPlugin(decoding envelope: Envelope) -> IsolatedPlugin? {
         guard case .type(let type, _) = envelope.content.withUnsafeBufferPointer({ resolve(envelope, $0) }) else { return nil }
         if case .isolated(let plugin) = type.decoder { return plugin }
