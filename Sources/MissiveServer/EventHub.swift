@@ -38,6 +38,8 @@ final class EventHub: Sendable {
         /// The feed position of the last change handed to the connections.
         var position: Int64 = 0
         var started = false
+        /// Whether ``run()`` was called: the feed is followed once.
+        var running = false
         /// Each conversation's members, as the store last said; forgotten when one joins or leaves.
         var members: [String: [String]] = [:]
     }
@@ -170,6 +172,15 @@ final class EventHub: Sendable {
     /// cancelled or the service group stops. A store error is logged and the feed read again a second later,
     /// from the same position: nothing is skipped.
     func run() async throws {
+        let first = state.withLock { state in
+            defer { state.running = true }
+            return !state.running
+        }
+        guard first else {
+            logger.warning("events: the event feed runs already; a second copy of the server's services does nothing")
+            try? await gracefulShutdown()
+            return
+        }
         let start = try await startPosition()
         state.withLock { state in
             state.position = start

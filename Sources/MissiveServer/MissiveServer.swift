@@ -84,6 +84,9 @@ public struct MissiveServer: Sendable {
                     }
                 })
         }
+        let failures: [any Service] =
+            registry.pluginFailureMemories.isEmpty ? [] : [PluginFailureService(registry: registry, store: store, logger: logger)]
+        services = failures + (pushes.map { [$0] } ?? []) + [EventFeedService(hub: events)]
     }
 
     /// Serves until the process receives SIGTERM or SIGINT (then the requests in flight finish, for 30 s at most,
@@ -125,11 +128,8 @@ public struct MissiveServer: Sendable {
     /// the routes (``routes(context:)``) runs these in its application (`Application(router:services:)`), and
     /// lists them before anything its routes' requests need to finish: a service group stops its services last
     /// to first, so these stop after the requests in flight, which may queue pushes or meet failures.
-    public var services: [any Service] {
-        let failures: [any Service] =
-            registry.pluginFailureMemories.isEmpty ? [] : [PluginFailureService(registry: registry, store: store, logger: logger)]
-        return failures + (pushes.map { [$0] } ?? []) + [EventFeedService(hub: events)]
-    }
+    /// Run them once: a second copy of the event feed does nothing but log a warning.
+    public let services: [any Service]
 
     /// The member's conversations: those with messages, newest activity first, then those without, by id.
     func conversationList(member: String) async throws -> [ConversationSummaryJSON] {
