@@ -53,7 +53,10 @@ final class EventClient: Sendable {
     }
 
     /// The next frame as a JSON object; `nil` when the connection ended or nothing came within `timeout`.
-    func next(timeout: Duration = .seconds(10)) async throws -> [String: Any]? {
+    ///
+    /// The default is a guard against a frame that never comes, not a measure of speed: in a full run on two cores
+    /// every suite starts at once, and a frame the server sends at once can take well over ten seconds to arrive.
+    func next(timeout: Duration = .seconds(45)) async throws -> [String: Any]? {
         let deadline = ContinuousClock.now + timeout
         while true {
             let (text, ended) = inbox.state.withLock { state -> (String?, Bool) in
@@ -75,7 +78,7 @@ final class EventClient: Sendable {
     /// joined or left, which a connection made right after a conversation was may or may not see) are passed over.
     @discardableResult
     func expectNext(
-        _ type: String, skipping: Set<String> = ["joined", "left"], timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation
+        _ type: String, skipping: Set<String> = ["joined", "left"], timeout: Duration = .seconds(45), sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [String: Any] {
         var frame = try #require(try await next(timeout: timeout), "no \(type) frame came", sourceLocation: sourceLocation)
         while let kind = frame["type"] as? String, kind != type, skipping.contains(kind) {
