@@ -61,6 +61,9 @@ struct APIError: HTTPResponseError {
         APIError(status: .unauthorized, code: "unauthorized", message: message, headers: [.wwwAuthenticate: "Bearer realm=\"missive\""])
     }
 
+    /// A route behind Missive's authentication reached without a member.
+    static let memberRequired = unauthorized("this request needs a member's token")
+
     static func badRequest(_ code: String, _ message: String) -> APIError {
         APIError(status: .badRequest, code: code, message: message)
     }

@@ -41,7 +41,7 @@ struct RateLimit<Context: MissiveRequestContext>: RouterMiddleware {
     let limiter: RateLimiter
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let member = context.missiveMember else { throw APIError.unauthorized("this request needs a member's token") }
+        guard let member = context.missiveMember else { throw APIError.memberRequired }
         try limiter.admit(member)
         return try await next(request, context)
     }

@@ -24,7 +24,7 @@ extension MissiveServer {
         routes.ws(
             "events",
             shouldUpgrade: { request, context in
-                guard context.missiveMember != nil else { throw APIError.unauthorized("this request needs a member's token") }
+                guard context.missiveMember != nil else { throw APIError.memberRequired }
                 // A position that is not a number is refused, with the reason.
                 if let after = request.uri.queryParameters.get("after"), (Int64(after) ?? -1) < 0 {
                     throw APIError.badRequest(
@@ -42,7 +42,7 @@ extension MissiveServer {
     private func stream(
         _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, _ context: WebSocketRouterContext<some MissiveRequestContext>
     ) async throws {
-        guard let member = context.requestContext.missiveMember else { throw APIError.unauthorized("this request needs a member's token") }
+        guard let member = context.requestContext.missiveMember else { throw APIError.memberRequired }
         let after = context.request.uri.queryParameters.get("after").flatMap { Int64($0) }
         let channel = context.requestContext.channel
         await events.waitUntilStarted()

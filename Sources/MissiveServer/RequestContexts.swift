@@ -65,7 +65,7 @@ public struct MemberRequestContext<Parent: MissiveRequestContext>: ChildRequestC
     ///
     /// - Throws: `401 unauthorized` when the request carries no member.
     public init(context: Parent) throws {
-        guard let member = context.missiveMember else { throw APIError.unauthorized("this request needs a member's token") }
+        guard let member = context.missiveMember else { throw APIError.memberRequired }
         coreContext = context.coreContext
         self.member = member
     }
