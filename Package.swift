@@ -215,12 +215,12 @@ let package = Package(
         // The isolated plugin worker, for hosts built on the library (and the `missive` command).
         .executableTarget(name: "missive-plugin-worker", dependencies: ["Missive"], swiftSettings: strictSwift),
 
-        // The command plugin: builds the dynamic library products and runs `missive-check` on them.
+        // The command plugin: builds the dynamic library products and `missive-check` (for the target, not the host:
+        // no tool dependency) and runs it on them.
         .plugin(
             name: "MissiveCheckPlugin",
             capability: .command(
-                intent: .custom(verb: "missive-check", description: "Run the Missive conformance suite on this package's plugin products.")),
-            dependencies: ["missive-check"]
+                intent: .custom(verb: "missive-check", description: "Run the Missive conformance suite on this package's plugin products."))
         ),
 
         // Sample plugins.

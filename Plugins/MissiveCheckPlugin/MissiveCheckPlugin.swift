@@ -47,7 +47,13 @@ struct MissiveCheckPlugin: CommandPlugin {
             files += result.builtArtifacts.filter { $0.kind == .dynamicLibrary }.map(\.url.path)
         }
 
-        let tool = try context.tool(named: "missive-check")
+        // The checker is built like the products, for the target and in the same build folder, so it reuses the
+        // Missive modules those builds compiled. (As a tool dependency of this plugin, SwiftPM would build it, with
+        // Missive and its dependencies, a second time for the host.)
+        let checker = try packageManager.build(.product("missive-check"), parameters: .init(configuration: configuration, echoLogs: true))
+        guard checker.succeeded, let tool = checker.builtArtifacts.first(where: { $0.kind == .executable }) else {
+            throw CheckPluginError("building missive-check (\(configuration)) failed")
+        }
         let process = Process()
         process.executableURL = tool.url
         process.arguments = files + extractor.remainingArguments
