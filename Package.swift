@@ -28,6 +28,9 @@ let package = Package(
         .library(name: "MissiveServer", targets: ["MissiveServer"]),
         // For client hosts of `missive serve`: its HTTP API, its event stream, and a local store kept in step.
         .library(name: "MissiveClient", targets: ["MissiveClient"]),
+        // The API's JSON shapes (bodies and event-stream frames), which the server writes and the client reads: for a
+        // client of `missive serve` written without MissiveClient.
+        .library(name: "MissiveWire", targets: ["MissiveWire"]),
         .executable(name: "missive", targets: ["missive"]),
         // For plugin authors: `missive check` alone, without the store, the database client or the server.
         .executable(name: "missive-check", targets: ["missive-check"]),
@@ -98,9 +101,12 @@ let package = Package(
         // The store: messages kept in SQLite as their flags say, unread counters, full-text search, replies.
         .target(
             name: "MissiveStore",
-            dependencies: ["Missive", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Missive", "MissiveWire", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift
         ),
+        // The server's API as Codable types, the one source of its shapes (docs/API.md): the server and the client
+        // both use them, and docs/SERVER.md is checked against them.
+        .target(name: "MissiveWire", dependencies: ["MissiveCore"], swiftSettings: strictSwift),
         // The same store on a PostgreSQL server: many hosts share one database.
         .target(
             name: "MissivePostgresStore",
@@ -116,7 +122,7 @@ let package = Package(
         .target(
             name: "MissiveServer",
             dependencies: [
-                "Missive", "MissiveCore", "MissiveStore", "MissivePostgresStore", "MissiveRendering",
+                "Missive", "MissiveCore", "MissiveStore", "MissivePostgresStore", "MissiveRendering", "MissiveWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -136,7 +142,7 @@ let package = Package(
         .target(
             name: "MissiveClient",
             dependencies: [
-                "Missive", "MissiveCore", "MissiveStore",
+                "Missive", "MissiveCore", "MissiveStore", "MissiveWire",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -195,6 +201,7 @@ let package = Package(
             name: "missive",
             dependencies: [
                 "Missive", "MissiveCommandLine", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissivePostgresStore", "MissiveServer", "MissiveClient",
+                "MissiveWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 // The socket errors of `missive serve` (built for the server already).
@@ -315,6 +322,8 @@ let package = Package(
             name: "MissiveClientTests",
             dependencies: ["Missive", "MissiveClient", "MissiveServerTestSupport", "MissiveStoreTestSupport", "MissiveTestSupport"],
             swiftSettings: strictSwift),
+        // docs/SERVER.md's JSON blocks against the wire types the server writes and the client reads.
+        .testTarget(name: "MissiveWireTests", dependencies: ["MissiveWire", "MissiveCore", "MissiveTestSupport"], swiftSettings: strictSwift),
         // The server in the test process, through its router or on loopback over real HTTP connections, on both
         // store backends.
         .testTarget(

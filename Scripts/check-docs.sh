@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of the seven library products (and MissiveCore's) with the swift-docc-plugin, and fails on any
+# Builds the DocC documentation of the eight library products (and MissiveCore's) with the swift-docc-plugin, and fails on any
 # warning: a ``Symbol`` link that resolves to nothing or to several symbols, an unknown <doc:Article>, a malformed
 # Topics section. docc treats its warnings as errors (--warnings-as-errors); the output is also searched for
 # "warning:", so that a warning from another stage (the symbol graphs' build) fails the run too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The seven library products, and MissiveCore, which has no catalog of its own (its symbols are documented where
+# The eight library products, and MissiveCore, which has no catalog of its own (its symbols are documented where
 # Missive and MissivePluginKit re-export them) but whose doc comments' links are checked all the same.
-products=(Missive MissivePluginKit MissiveRendering MissiveStore MissivePostgresStore MissiveServer MissiveClient MissiveCore)
+products=(Missive MissivePluginKit MissiveRendering MissiveStore MissivePostgresStore MissiveServer MissiveClient MissiveWire MissiveCore)
 arguments=()
 for product in "${products[@]}"; do arguments+=(--target "$product"); done
 

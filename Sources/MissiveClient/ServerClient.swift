@@ -32,35 +32,23 @@ public struct ServerClient: Sendable {
 
     /// The member the token belongs to (`GET /api/v1/me`).
     public func me() async throws(ServerClientError) -> String {
-        try await request("GET", "me").requiredString("member", in: "the answer")
+        try await request("GET", "me", answer: MemberAnswer.self).member
     }
 
     /// The member's conversations, newest activity first (`GET /api/v1/conversations`).
     public func conversations() async throws(ServerClientError) -> [RemoteConversation] {
-        var list: [RemoteConversation] = []
-        for item in try await request("GET", "conversations").objects("conversations") {
-            list.append(RemoteConversation(
-                id: try item.requiredString("id", in: "a conversation"), unreadCount: Int(item.integer("unreadCount") ?? 0),
-                messageCount: Int(item.integer("messageCount") ?? 0)))
-        }
-        return list
+        try await request("GET", "conversations", answer: ConversationList.self).conversations
     }
 
     /// A conversation's members and the member's read mark (`GET /api/v1/conversations/{id}`).
     public func conversation(_ id: String) async throws(ServerClientError) -> RemoteConversationDetail {
-        let answer = try await request("GET", "conversations/\(Self.segment(id))")
-        let members = (answer.value("members").flatMap { value -> [String]? in
-            guard case .array(let items) = value else { return nil }
-            return items.compactMap { if case .string(let name) = $0 { name } else { nil } }
-        }) ?? []
-        return RemoteConversationDetail(
-            id: answer.string("id") ?? id, members: members, readUpTo: answer.string("readUpTo"), unreadCount: Int(answer.integer("unreadCount") ?? 0))
+        try await request("GET", "conversations/\(Self.segment(id))", answer: RemoteConversationDetail.self)
     }
 
-    /// Makes a conversation with the member and `members` in it (`POST /api/v1/conversations`).
-    public func createConversation(_ id: String, members: [String]) async throws(ServerClientError) {
-        let body = "{\"id\":\(JSONBody.quoted(id)),\"members\":[\(members.map(JSONBody.quoted).joined(separator: ","))]}"
-        _ = try await request("POST", "conversations", body: Array(body.utf8))
+    /// Makes a conversation with the member and `members` in it (`POST /api/v1/conversations`); its members.
+    @discardableResult
+    public func createConversation(_ id: String, members: [String]) async throws(ServerClientError) -> RemoteConversationDetail {
+        try await request("POST", "conversations", body: NewConversation(id: id, members: members), answer: RemoteConversationDetail.self)
     }
 
     /// One page of a conversation's messages, oldest first (`GET /api/v1/conversations/{id}/messages`): the
@@ -68,11 +56,7 @@ public struct ServerClient: Sendable {
     public func messages(in conversation: String, before: String? = nil, limit: Int = 500) async throws(ServerClientError) -> [RemoteMessage] {
         var query = "limit=\(limit)"
         if let before { query += "&before=" + Self.segment(before) }
-        var messages: [RemoteMessage] = []
-        for item in try await request("GET", "conversations/\(Self.segment(conversation))/messages", query: query).objects("messages") {
-            messages.append(try RemoteMessage(item))
-        }
-        return messages
+        return try await request("GET", "conversations/\(Self.segment(conversation))/messages", query: query, answer: MessageList.self).messages
     }
 
     /// Every message of a conversation, oldest first, a page at a time.
@@ -92,33 +76,28 @@ public struct ServerClient: Sendable {
     /// Sends an envelope (its JSON, as `Envelope.encoded()` writes it) to a conversation
     /// (`POST /api/v1/conversations/{id}/messages`).
     public func send(envelope: [UInt8], to conversation: String) async throws(ServerClientError) -> SendOutcome {
-        let answer = try await request("POST", "conversations/\(Self.segment(conversation))/messages", body: envelope)
-        guard answer.bool("stored") != false, let message = try answer.object("message") else { return .delivered }
-        return .stored(try RemoteMessage(message))
+        try SendOutcome(answer: try await request("POST", "conversations/\(Self.segment(conversation))/messages", body: envelope))
     }
 
     /// Moves the member's read mark to `message` (`POST /api/v1/conversations/{id}/read`); the unread count left.
     @discardableResult
     public func markRead(conversation: String, upTo message: String) async throws(ServerClientError) -> Int {
-        let answer = try await request("POST", "conversations/\(Self.segment(conversation))/read", body: JSONBody.object([("upTo", message)]))
-        return Int(answer.integer("unreadCount") ?? 0)
+        try await request(
+            "POST", "conversations/\(Self.segment(conversation))/read", body: ReadMarkRequest(upTo: message), answer: RemoteReadState.self
+        ).unreadCount
     }
 
     // MARK: Actions
 
     /// The composer actions the server offers (`GET /api/v1/actions`).
     public func composerActions() async throws(ServerClientError) -> [RemoteAction] {
-        var actions: [RemoteAction] = []
-        for item in try await request("GET", "actions").objects("actions") { actions.append(try RemoteAction(item)) }
-        return actions
+        try await request("GET", "actions", answer: ActionList.self).actions
     }
 
     /// The actions the server offers on one message (`GET …/messages/{m}/actions`): none when it cannot decode it.
     public func actions(conversation: String, message: String) async throws(ServerClientError) -> [RemoteAction] {
-        var actions: [RemoteAction] = []
         let path = "conversations/\(Self.segment(conversation))/messages/\(Self.segment(message))/actions"
-        for item in try await request("GET", path).objects("actions") { actions.append(try RemoteAction(item)) }
-        return actions
+        return try await request("GET", path, answer: MessageActions.self).actions
     }
 
     /// Performs a message action on the server's copy of a message (`POST …/messages/{m}/actions/{a}`).
@@ -129,31 +108,21 @@ public struct ServerClient: Sendable {
         _ action: String, conversation: String, message: String, arguments: [ActionArgument]
     ) async throws(ServerClientError) -> RemoteActionResult {
         let path = "conversations/\(Self.segment(conversation))/messages/\(Self.segment(message))/actions/\(Self.segment(action))"
-        let answer = try await request("POST", path, body: Array("{\"arguments\":\(ActionArgument.jsonArray(arguments))}".utf8))
-        if answer.string("result") == "url" { return .url(answer.string("url") ?? "") }
-        guard let edited = try answer.object("message") else { throw ServerClientError.malformedAnswer("an edit's answer has no message") }
-        return .edited(try RemoteMessage(edited))
+        return try RemoteActionResult(answer: try await request("POST", path, body: ActionRequest(arguments: arguments).encoded()))
     }
 
     // MARK: Type reports
 
     /// Reports the types this client can draw (`PUT /api/v1/me/types`); the report replaces the member's last one.
-    public func reportTypes(_ types: [ReportedType]) async throws(ServerClientError) {
-        let entries = types.map { "{\"objectName\":\(JSONBody.quoted($0.objectName)),\"version\":\(JSONBody.quoted($0.version))}" }
-        _ = try await request("PUT", "me/types", body: Array("{\"types\":[\(entries.joined(separator: ","))]}".utf8))
+    @discardableResult
+    public func reportTypes(_ types: [ReportedType]) async throws(ServerClientError) -> TypeReport {
+        try await request("PUT", "me/types", body: TypeReportRequest(types: types), answer: TypeReport.self)
     }
 
     /// Whether each other member of a conversation can draw a type, as their last reports say
     /// (`GET /api/v1/conversations/{c}/types/{objectName}`), sorted by member.
     public func drawing(_ objectName: String, in conversation: String) async throws(ServerClientError) -> [MemberDrawing] {
-        let answer = try await request("GET", "conversations/\(Self.segment(conversation))/types/\(Self.segment(objectName))")
-        var members: [MemberDrawing] = []
-        for item in try answer.objects("members") {
-            members.append(MemberDrawing(
-                member: try item.requiredString("member", in: "a member's report"), reported: item.bool("reported") ?? false, draws: item.bool("draws"),
-                version: item.string("version")))
-        }
-        return members
+        try await request("GET", "conversations/\(Self.segment(conversation))/types/\(Self.segment(objectName))", answer: TypeAudience.self).members
     }
 
     // MARK: Requests
@@ -165,8 +134,20 @@ public struct ServerClient: Sendable {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
-    /// One request to `/api/v1/PATH`: the answer's JSON object, or the API's error thrown.
-    func request(_ method: String, _ path: String, query: String? = nil, body: [UInt8]? = nil) async throws(ServerClientError) -> JSONParts {
+    /// One request to `/api/v1/PATH` with a wire body, its answer read as the wire type `answer`.
+    func request<Body: WireType, Answer: WireType>(
+        _ method: String, _ path: String, query: String? = nil, body: Body, answer: Answer.Type
+    ) async throws(ServerClientError) -> Answer {
+        try ServerClientError.reading(answer, try await request(method, path, query: query, body: body.encoded()))
+    }
+
+    /// One request to `/api/v1/PATH` without a body, its answer read as the wire type `answer`.
+    func request<Answer: WireType>(_ method: String, _ path: String, query: String? = nil, answer: Answer.Type) async throws(ServerClientError) -> Answer {
+        try ServerClientError.reading(answer, try await request(method, path, query: query, body: nil))
+    }
+
+    /// One request to `/api/v1/PATH`: the answer's bytes, or the API's error (a ``WireError``) thrown.
+    func request(_ method: String, _ path: String, query: String? = nil, body: [UInt8]?) async throws(ServerClientError) -> [UInt8] {
         guard let url = URL(string: server.absoluteString + "/api/v1/" + path + (query.map { "?" + $0 } ?? "")) else {
             throw ServerClientError(status: nil, code: "malformed-request", message: "cannot make a URL of \(path)")
         }
@@ -189,11 +170,9 @@ public struct ServerClient: Sendable {
         let status = (answer.1 as? HTTPURLResponse)?.statusCode ?? 0
         let bytes = [UInt8](answer.0)
         guard (200..<300).contains(status) else {
-            let error = try? JSONParts(object: bytes).object("error")
-            throw ServerClientError(
-                status: status, code: error?.string("code") ?? "http-\(status)",
-                message: error?.string("message") ?? "the server answered \(status)")
+            let error = try? WireError.decoded(from: bytes).error
+            throw ServerClientError(status: status, code: error?.code ?? "http-\(status)", message: error?.message ?? "the server answered \(status)")
         }
-        return try JSONParts(object: bytes.isEmpty ? Array("{}".utf8) : bytes)
+        return bytes
     }
 }

@@ -44,39 +44,32 @@ public enum ServerEvent: Sendable, Hashable {
     /// - Throws: ``ServerClientError`` (`malformed-answer`) when the frame is not a JSON object with a `type`, or
     ///   an event of a known type lacks a member it needs.
     public init(frame: [UInt8]) throws(ServerClientError) {
-        let parts = try JSONParts(object: frame)
-        let type = try parts.requiredString("type", in: "an event")
-        func position() throws(ServerClientError) -> Int64 {
-            guard let position = parts.integer("position") else { throw ServerClientError.malformedAnswer("a \(type) event has no position") }
-            return position
-        }
-        func message() throws(ServerClientError) -> RemoteMessage {
-            guard let message = try parts.object("message") else { throw ServerClientError.malformedAnswer("a \(type) event has no message") }
-            return try RemoteMessage(message)
+        let type: String
+        do {
+            type = try JSONReaderDecoder.decode(FrameHeader.self, from: frame).type
+        } catch {
+            throw ServerClientError.malformedAnswer("an event is not a JSON object with a type: \(JSONReaderDecoder.describe(error))")
         }
         switch type {
         case "hello":
-            self = .hello(member: parts.string("member") ?? "", position: try position(), resumed: parts.bool("resumed") ?? false)
-        case "message":
-            self = .stored(position: try position(), try message())
-        case "edit":
-            self = .edited(position: try position(), try message())
+            let hello = try ServerClientError.reading(HelloEvent.self, frame)
+            self = .hello(member: hello.member, position: hello.position, resumed: hello.resumed)
+        case MessageEvent.Kind.stored.rawValue, MessageEvent.Kind.edited.rawValue:
+            let event = try ServerClientError.reading(MessageEvent.self, frame)
+            self = event.type == .stored ? .stored(position: event.position, event.message) : .edited(position: event.position, event.message)
         case "delete":
-            self = .deleted(position: try position(), conversation: try parts.requiredString("conversation", in: "a delete event"),
-                            id: try parts.requiredString("id", in: "a delete event"))
+            let event = try ServerClientError.reading(DeleteEvent.self, frame)
+            self = .deleted(position: event.position, conversation: event.conversation, id: event.id)
         case "read":
-            self = .read(position: try position(), conversation: try parts.requiredString("conversation", in: "a read event"),
-                         upTo: try parts.requiredString("upTo", in: "a read event"), unreadCount: Int(parts.integer("unreadCount") ?? 0))
-        case "joined", "left":
-            let conversation = try parts.requiredString("conversation", in: "a \(type) event")
-            let member = try parts.requiredString("member", in: "a \(type) event")
-            self = type == "joined" ? .joined(position: try position(), conversation: conversation, member: member)
-                : .left(position: try position(), conversation: conversation, member: member)
+            let event = try ServerClientError.reading(ReadEvent.self, frame)
+            self = .read(position: event.position, conversation: event.conversation, upTo: event.upTo, unreadCount: event.unreadCount)
+        case MembershipEvent.Kind.joined.rawValue, MembershipEvent.Kind.left.rawValue:
+            let event = try ServerClientError.reading(MembershipEvent.self, frame)
+            self = event.type == .joined ? .joined(position: event.position, conversation: event.conversation, member: event.member)
+                : .left(position: event.position, conversation: event.conversation, member: event.member)
         case "transient":
-            guard let envelope = parts.raw("envelope"), envelope.first == UInt8(ascii: "{") else {
-                throw ServerClientError.malformedAnswer("a transient event has no envelope")
-            }
-            self = .transient(conversation: try parts.requiredString("conversation", in: "a transient event"), envelope: envelope)
+            let event = try ServerClientError.reading(TransientEvent.self, frame)
+            self = .transient(conversation: event.conversation, envelope: event.envelope)
         default:
             self = .other(type: type, frame: frame)
         }

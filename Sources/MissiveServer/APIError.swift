@@ -4,6 +4,7 @@ import HummingbirdWebSocket
 import Logging
 import MissiveCore
 import MissiveStore
+import MissiveWire
 import NIOCore
 
 /// A refusal, answered as `{"error": {"code": "...", "message": "..."}}` with its HTTP status over HTTP, and as an
@@ -52,10 +53,13 @@ struct APIError: HTTPResponseError {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = JSONResponse.make(status: status, ErrorJSON(error: .init(code: code, message: message, retryAfter: retryAfter)))
+        var response = JSONResponse.make(status: status, WireError(details))
         response.headers.append(contentsOf: headers)
         return response
     }
+
+    /// The error's code, message and wait, as the body and an `error` frame carry them.
+    var details: WireError.Details { WireError.Details(code: code, message: message, retryAfter: retryAfter) }
 
     static func unauthorized(_ message: String) -> APIError {
         APIError(status: .unauthorized, code: "unauthorized", message: message, headers: [.wwwAuthenticate: "Bearer realm=\"missive\""])
@@ -78,27 +82,6 @@ struct APIError: HTTPResponseError {
     /// nobody learns which conversations exist.
     static func noConversation(_ id: String) -> APIError {
         APIError(status: .notFound, code: "not-found", message: "no conversation \(TextHygiene.line(id)) of yours")
-    }
-}
-
-/// The JSON of an error.
-struct ErrorJSON: Encodable {
-    var error: Details
-
-    struct Details: Encodable {
-        var code: String
-        var message: String
-        /// Only for `rate-limited`; absent otherwise.
-        var retryAfter: Int?
-
-        private enum CodingKeys: String, CodingKey { case code, message, retryAfter }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(code, forKey: .code)
-            try container.encode(message, forKey: .message)
-            if let retryAfter { try container.encode(retryAfter, forKey: .retryAfter) }
-        }
     }
 }
 

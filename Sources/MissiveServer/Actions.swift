@@ -3,6 +3,7 @@ import Hummingbird
 import Missive
 import MissiveCore
 import MissiveStore
+import MissiveWire
 
 /// Actions on the server: message actions run on the server's stored copy (a poll's tallies live there) and
 /// composer actions that create messages, both through the server's registry, as `missive act` and
@@ -24,7 +25,7 @@ extension MissiveServer {
     func actionRoutes<Context: MissiveRequestContext>(context: Context.Type) -> RouteCollection<MemberRequestContext<Context>> {
         let routes = RouteCollection(context: MemberRequestContext<Context>.self)
         routes.get("actions") { _, _ in
-            JSONResponse.make(ActionListJSON(actions: registry.composerActions.map(ServerActionJSON.init)))
+            JSONResponse.make(ActionList(actions: registry.composerActions.map(RemoteAction.init)))
         }
         routes.get("conversations/:conversation/messages/:message/actions") { _, context in
             try await listActions(
@@ -53,9 +54,9 @@ extension MissiveServer {
         let stored = try await storedMessage(messageID, in: conversation)
         let envelope = try stored.envelope()
         let message = await registry.suspending.decode(envelope)
-        return JSONResponse.make(MessageActionListJSON(
+        return JSONResponse.make(MessageActions(
             id: stored.id, objectName: message.content.objectName, known: message.isKnown,
-            actions: registry.actions(for: message).map(ServerActionJSON.init)))
+            actions: registry.actions(for: message).map(RemoteAction.init)))
     }
 
     /// `POST /api/v1/conversations/{id}/messages/{message}/actions/{action}` `{"arguments": [...]}`: performs the
@@ -78,7 +79,7 @@ extension MissiveServer {
                 // An action that gives a URL changes nothing.
                 if action?.yields == .url {
                     guard case .url(let url) = result else { throw APIError.unexpectedEdit(actionID) }
-                    return JSONResponse.make(ActionURLJSON(url: url))
+                    return JSONResponse.make(URLAnswer(url: url))
                 }
                 guard case .edited(let edited) = result else { throw APIError.unexpectedURL(actionID) }
                 let replaced: StoredMessage?
@@ -87,7 +88,7 @@ extension MissiveServer {
                 } catch let error as StoreError where error.code == .notFound {
                     throw APIError.noMessage(messageID, conversation)
                 }
-                if let replaced { return JSONResponse.make(ActionEditJSON(message: StoredMessageJSON(replaced))) }
+                if let replaced { return JSONResponse.make(EditedAnswer(message: RemoteMessage(replaced))) }
                 // Each lost race is another action's success, so this ends; a short random pause lets the winner's
                 // next action by, instead of racing it again at once.
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))
@@ -277,62 +278,14 @@ extension APIError {
     }
 }
 
-/// `GET /api/v1/actions`: the composer actions, in menu order.
-struct ActionListJSON: Encodable {
-    var actions: [ServerActionJSON]
-}
-
-/// `GET /api/v1/conversations/{id}/messages/{message}/actions`: the message's type and its actions.
-struct MessageActionListJSON: Encodable {
-    var id: String
-    var objectName: String
-    var known: Bool
-    var actions: [ServerActionJSON]
-}
-
-/// An action as a client shows it: a button or a menu item, and the arguments it takes.
-struct ServerActionJSON: Encodable {
-    /// `message` or `composer`.
-    var kind: String
-    var id: String
-    var objectName: String
-    var title: String
-    var icon: String
-    var priority: Int32
-    /// `content` or `url`.
-    var yields: String
-    var signature: String
-    var parameters: [Parameter]
-
-    /// A value parameter, that a caller gives an argument for.
-    struct Parameter: Encodable {
-        var name: String
-        var type: String
-    }
-
+extension RemoteAction {
+    /// An action as a client shows it: a button or a menu item, and the arguments it takes.
     init(_ action: ActionDeclaration) {
-        kind = action.kind.rawValue
-        id = action.id
-        objectName = action.objectName
-        title = action.title
-        icon = action.icon
-        priority = action.priority
-        yields = action.yields.rawValue
-        signature = action.signature.description
-        parameters = action.parameters.map { Parameter(name: $0.name, type: $0.type.rawValue) }
+        self.init(
+            kind: action.kind.rawValue, id: action.id, objectName: action.objectName, title: action.title, icon: action.icon,
+            priority: action.priority, yields: action.yields.rawValue, signature: action.signature.description,
+            parameters: action.parameters.map { Parameter(name: $0.name, type: $0.type.rawValue) })
     }
-}
-
-/// The answer to a message action that edited the message: its new version, as stored.
-struct ActionEditJSON: Encodable {
-    let result = "edited"
-    var message: StoredMessageJSON
-}
-
-/// The answer to a message action that gave a URL to open.
-struct ActionURLJSON: Encodable {
-    let result = "url"
-    var url: String
 }
 
 extension ActionSignature.Parameter {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Missive
 import MissiveStore
+import MissiveWire
 import NIOCore
 import ServiceLifecycle
 import Synchronization
@@ -291,7 +292,7 @@ final class EventHub: Sendable {
         switch change.kind {
         case .stored, .edited:
             guard let message = change.message else { return nil }
-            bytes = EventJSON.message(change.kind == .stored ? "message" : "edit", position: change.position, message)
+            bytes = EventJSON.message(change.kind == .stored ? .stored : .edited, position: change.position, message)
         case .deleted:
             guard let id = change.messageID else { return nil }
             bytes = EventJSON.deleted(position: change.position, conversation: conversation, id: id)
@@ -302,7 +303,7 @@ final class EventHub: Sendable {
             return (OutboundEvent(position: change.position, bytes: bytes), [member])
         case .joined, .left:
             guard let member = change.memberID else { return nil }
-            bytes = EventJSON.membership(change.kind.description, position: change.position, conversation: conversation, member: member)
+            bytes = EventJSON.membership(change.kind == .joined ? .joined : .left, position: change.position, conversation: conversation, member: member)
         default:
             return nil
         }

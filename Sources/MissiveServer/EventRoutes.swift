@@ -5,6 +5,7 @@ import Logging
 import Missive
 import MissiveCore
 import MissiveStore
+import MissiveWire
 import NIOCore
 import NIOWebSocket
 
@@ -132,7 +133,8 @@ extension MissiveServer {
 
     // MARK: Frames from the client
 
-    /// The answer to one frame a member sent.
+    /// The answer to one frame a member sent: a `send`, `read` or `types` frame (``SendFrame``, ``ReadFrame``,
+    /// ``TypesFrame``), answered by a `sent`, `marked` or `reported` ``AnswerFrame``, or an ``ErrorFrame``.
     func answer(_ frame: [UInt8], from member: String) async -> [UInt8] {
         let fields: [String: [UInt8]]
         do {
@@ -146,23 +148,22 @@ extension MissiveServer {
             return bytes
         }
         do {
-            let type = try Self.stringField(fields, "type")
+            let type = try Self.frame(FrameHeader.self, frame).type
             try rateLimit.admit(member)
             switch type {
             case "send":
-                let conversation = try Self.stringField(fields, "conversation")
-                guard let envelope = fields["envelope"] else { throw APIError.badRequest("malformed-frame", "a send frame needs \"envelope\"") }
-                switch try await accept(envelope, from: member, in: conversation) {
+                let send = try Self.frame(SendFrame.self, frame)
+                switch try await accept(send.envelope, from: member, in: send.conversation) {
                 case .stored(let stored, _):
-                    return EventJSON.answer("sent", ref: ref, SentJSON(stored: true, message: StoredMessageJSON(stored)))
+                    return EventJSON.answer("sent", ref: ref, StoredAnswer(message: RemoteMessage(stored)))
                 case .notStored(let id, let persistence):
-                    return EventJSON.answer("sent", ref: ref, NotStoredJSON(id: id, stored: false, persistence: PersistenceJSON(persistence)))
+                    return EventJSON.answer("sent", ref: ref, NotStoredAnswer(id: id, persistence: persistence))
                 }
             case "read":
-                let conversation = try Self.stringField(fields, "conversation")
-                let state = try await markRead(member: member, conversation: conversation, upTo: try Self.stringField(fields, "upTo"))
-                return EventJSON.answer("marked", ref: ref, state)
+                let read = try Self.frame(ReadFrame.self, frame)
+                return EventJSON.answer("marked", ref: ref, try await markRead(member: member, conversation: read.conversation, upTo: read.upTo))
             case "types":
+                // The report's own checks name the entry at fault, as `PUT /api/v1/me/types` does.
                 return EventJSON.answer("reported", ref: ref, try await reportTypes(frameMember: fields["types"], member: member))
             default:
                 throw APIError.badRequest("unknown-frame", "no frame of type \(TextHygiene.line(type)): send, read or types")
@@ -182,11 +183,12 @@ extension MissiveServer {
         }
     }
 
-    /// A string member of a frame.
-    private static func stringField(_ fields: [String: [UInt8]], _ name: String) throws -> String {
-        guard let bytes = fields[name], case .string(let value)? = try? JSONValue.parse(bytes) else {
-            throw APIError.badRequest("malformed-frame", "the frame needs \"\(name)\", a string")
+    /// A frame read as the wire type `T`; `malformed-frame`, naming the member at fault, when it is not one.
+    private static func frame<T: Codable & Sendable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+        do {
+            return try JSONReaderDecoder.decode(type, from: bytes)
+        } catch {
+            throw APIError.badRequest("malformed-frame", "the frame is not a valid \(type == FrameHeader.self ? "frame" : "\(T.self)"): \(JSONReaderDecoder.describe(error))")
         }
-        return value
     }
 }

@@ -1,3 +1,4 @@
+import MissiveWire
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -59,7 +60,7 @@ extension MissiveServer {
         }
         return JSONResponse.make(
             status: .created,
-            UploadedJSON(remoteURL: Self.mediaPath(conversation, entry.sha256), mimeType: entry.mimeType, sizeBytes: entry.size, name: name, sha256: entry.sha256))
+            UploadedMedia(remoteURL: Self.mediaPath(conversation, entry.sha256), mimeType: entry.mimeType, sizeBytes: entry.size, name: name, sha256: entry.sha256))
     }
 
     /// `GET /api/v1/conversations/{id}/media/{sha256}`: a member downloads a file uploaded to that conversation.
@@ -168,13 +169,4 @@ extension MissiveServer {
         context.logger.error("media: \(error)")
         return APIError(status: .serviceUnavailable, code: "media-unavailable", message: "the server cannot keep the file now")
     }
-}
-
-/// The answer to an upload: the members of a media reference (`MS:Image`'s, `MS:File`'s...), and the hash.
-struct UploadedJSON: Encodable {
-    var remoteURL: String
-    var mimeType: String
-    var sizeBytes: Int64
-    var name: String?
-    var sha256: String
 }

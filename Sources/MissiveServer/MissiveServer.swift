@@ -6,6 +6,7 @@ import Logging
 import Missive
 import MissivePostgresStore
 import MissiveStore
+import MissiveWire
 import NIOCore
 import ServiceLifecycle
 import UnixSignals
@@ -132,11 +133,11 @@ public struct MissiveServer: Sendable {
     public let services: [any Service]
 
     /// The member's conversations: those with messages, newest activity first, then those without, by id.
-    func conversationList(member: String) async throws -> [ConversationSummaryJSON] {
+    func conversationList(member: String) async throws -> [RemoteConversation] {
         let summaries = try await store.conversations(member: member)
         let listed = Set(summaries.map(\.id))
         let empty = try await store.conversationIDs(member: member).filter { !listed.contains($0) }
-        return summaries.map(ConversationSummaryJSON.init) + empty.map { ConversationSummaryJSON(id: $0, unreadCount: 0, messageCount: 0, lastMessage: nil) }
+        return summaries.map(RemoteConversation.init) + empty.map { RemoteConversation(id: $0, unreadCount: 0, messageCount: 0, lastMessage: nil) }
     }
 
     /// An id from the path (`what` names it: `conversation`, `message`...), its percent escapes decoded (`a%3Ab`
@@ -158,20 +159,9 @@ public struct MissiveServer: Sendable {
     /// `POST /api/v1/conversations` `{"id": "team", "members": ["bob"]}`: a new conversation of the member who
     /// asks and the members named, each of whom must have an account.
     func createConversation(_ request: Request, member: String) async throws -> Response {
-        let body = try await Self.jsonBody(request, limit: configuration.limits.maxRequestBytes)
-        guard case .string(let id)? = body["id"] else { throw APIError.badRequest("malformed-request", "the body needs \"id\", a string") }
-        var names: [String] = []
-        switch body["members"] {
-        case nil: break
-        case .array(let values)?:
-            for value in values {
-                guard case .string(let name) = value else { throw APIError.badRequest("malformed-request", "\"members\" holds strings only") }
-                names.append(name)
-            }
-        case .some: throw APIError.badRequest("malformed-request", "\"members\" is an array of member names")
-        }
-        let members = try await makeConversation(id, by: member, with: names)
-        return JSONResponse.make(status: .created, ConversationJSON(id: id, members: members, readUpTo: nil, unreadCount: 0))
+        let body = try await Self.wireBody(NewConversation.self, request, limit: configuration.limits.maxRequestBytes)
+        let members = try await makeConversation(body.id, by: member, with: body.members)
+        return JSONResponse.make(status: .created, RemoteConversationDetail(id: body.id, members: members, readUpTo: nil, unreadCount: 0))
     }
 
     /// Makes the conversation `id` of `member` and the members named, each of whom must have an account; returns
@@ -215,6 +205,22 @@ public struct MissiveServer: Sendable {
         guard let text = request.uri.queryParameters.get("limit") else { return 50 }
         guard let limit = Int(text), (1...500).contains(limit) else { throw APIError.badRequest("malformed-request", "limit is a number from 1 to 500") }
         return limit
+    }
+
+    /// The request's body read as the wire type `T`, at most `limit` bytes: `malformed-json` when it is not JSON,
+    /// `malformed-request` (naming the member at fault) when it is not a `T`.
+    static func wireBody<T: WireType>(_ type: T.Type, _ request: Request, limit: Int) async throws -> T {
+        try wireValue(type, from: try await bodyBytes(request, limit: limit))
+    }
+
+    /// `bytes` read as the wire type `T`, refused as ``wireBody(_:_:limit:)`` refuses a body.
+    static func wireValue<T: WireType>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        if let problem = JSONScanner.problem(in: bytes) { throw APIError.badRequest("malformed-json", "the body is not JSON: \(problem)") }
+        do throws(WireDecodingError) {
+            return try T.decoded(from: bytes)
+        } catch {
+            throw APIError.badRequest("malformed-request", "the body is not a \(T.wireName) object: \(error.reason)")
+        }
     }
 
     /// The request's body as one JSON value, at most `limit` bytes.

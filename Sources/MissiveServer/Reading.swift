@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import MissiveCore
 import MissiveStore
+import MissiveWire
 
 // Messages: sending, history by pages, read marks, search.
 
@@ -15,7 +16,7 @@ extension MissiveServer {
         routes.get("conversations/:conversation/messages") { request, context in
             let id = try Self.pathParameter(context, "conversation")
             _ = try await requireMembership(context.member, id)
-            return JSONResponse.make(MessageListJSON(messages: try await history(request, conversation: id).map(StoredMessageJSON.init)))
+            return JSONResponse.make(MessageList(messages: try await history(request, conversation: id).map(RemoteMessage.init)))
         }
         routes.post("conversations/:conversation/read") { request, context in
             let id = try Self.pathParameter(context, "conversation")
@@ -54,7 +55,7 @@ extension MissiveServer {
 
     /// Moves `member`'s read mark in `conversation` to `upTo`. The member's other connections hear of it through
     /// the feed (a `read` event).
-    func markRead(member: String, conversation: String, upTo: String) async throws -> ReadStateJSON {
+    func markRead(member: String, conversation: String, upTo: String) async throws -> RemoteReadState {
         _ = try await requireMembership(member, conversation)
         let state: ReadState
         do {
@@ -63,7 +64,7 @@ extension MissiveServer {
             guard error.code == .notFound else { throw error }
             throw APIError.badRequest("unknown-message", "no message \(TextHygiene.line(upTo)) in this conversation")
         }
-        return ReadStateJSON(conversation: conversation, readUpTo: state.readUpTo, unreadCount: state.unreadCount)
+        return RemoteReadState(conversation: conversation, readUpTo: state.readUpTo, unreadCount: state.unreadCount)
     }
 
     /// `GET /api/v1/search?q=…[&conversation=ID][&limit=N]`: the member's messages that match, best first, in its
@@ -83,23 +84,6 @@ extension MissiveServer {
             conversation = id
         }
         let hits = try await store.search(query, member: member, conversation: conversation, limit: try Self.limit(request))
-        return JSONResponse.make(SearchJSON(hits: hits.map { SearchJSON.Hit(snippet: $0.snippet, message: StoredMessageJSON($0.message)) }))
-    }
-}
-
-/// A member's read mark and unread count in a conversation.
-struct ReadStateJSON: Encodable {
-    var conversation: String
-    var readUpTo: String?
-    var unreadCount: Int
-}
-
-/// `GET /api/v1/search`.
-struct SearchJSON: Encodable {
-    var hits: [Hit]
-
-    struct Hit: Encodable {
-        var snippet: String
-        var message: StoredMessageJSON
+        return JSONResponse.make(SearchResults(hits: hits.map { SearchHit(snippet: $0.snippet, message: RemoteMessage($0.message)) }))
     }
 }

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import MissiveStore
+import MissiveWire
 
 // The server's routes, one collection per area, and how they are put together: for `missive serve`
 // (`buildRouter()`), or for a host that mounts them into its own Hummingbird application (`routes(context:)`).
@@ -53,10 +54,10 @@ extension MissiveServer {
     func conversationRoutes<Context: MissiveRequestContext>(context: Context.Type) -> RouteCollection<MemberRequestContext<Context>> {
         let routes = RouteCollection(context: MemberRequestContext<Context>.self)
         routes.get("me") { _, context in
-            JSONResponse.make(MeJSON(member: context.member))
+            JSONResponse.make(MemberAnswer(member: context.member))
         }
         routes.get("conversations") { _, context in
-            JSONResponse.make(ConversationListJSON(conversations: try await conversationList(member: context.member)))
+            JSONResponse.make(ConversationList(conversations: try await conversationList(member: context.member)))
         }
         routes.post("conversations") { request, context in
             try await createConversation(request, member: context.member)
@@ -65,7 +66,7 @@ extension MissiveServer {
             let id = try Self.pathParameter(context, "conversation")
             let members = try await requireMembership(context.member, id)
             let state = try await store.readState(member: context.member, conversation: id)
-            return JSONResponse.make(ConversationJSON(id: id, members: members, readUpTo: state.readUpTo, unreadCount: state.unreadCount))
+            return JSONResponse.make(RemoteConversationDetail(id: id, members: members, readUpTo: state.readUpTo, unreadCount: state.unreadCount))
         }
         addTypeReports(to: routes)
         return routes

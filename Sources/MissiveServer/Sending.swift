@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Missive
 import MissiveStore
+import MissiveWire
 import NIOCore
 
 extension MissiveServer {
@@ -170,22 +171,9 @@ enum Accepted: Sendable {
     var response: Response {
         switch self {
         case .stored(let stored, let isNew):
-            JSONResponse.make(status: isNew ? .created : .ok, SentJSON(stored: true, message: StoredMessageJSON(stored)))
+            JSONResponse.make(status: isNew ? .created : .ok, StoredAnswer(message: RemoteMessage(stored)))
         case .notStored(let id, let persistence):
-            JSONResponse.make(status: .accepted, NotStoredJSON(id: id, stored: false, persistence: PersistenceJSON(persistence)))
+            JSONResponse.make(status: .accepted, NotStoredAnswer(id: id, persistence: persistence))
         }
     }
-}
-
-/// The answer to a message sent and stored.
-struct SentJSON: Encodable {
-    var stored: Bool
-    var message: StoredMessageJSON
-}
-
-/// The answer to a message sent whose flag keeps it out of the store.
-struct NotStoredJSON: Encodable {
-    var id: String
-    var stored: Bool
-    var persistence: PersistenceJSON
 }

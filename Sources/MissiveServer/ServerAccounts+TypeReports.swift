@@ -1,3 +1,4 @@
+import MissiveWire
 import Foundation
 import GRDB
 
@@ -66,20 +67,4 @@ extension ServerAccounts {
             throw AccountError(.database, "\(path): \(error)")
         }
     }
-}
-
-/// A type a client can draw, as it reported it.
-struct ReportedType: Sendable, Hashable, Encodable {
-    /// The type's objectName.
-    var objectName: String
-    /// The version of the plugin that registers it (for a built-in type, Missive's own version).
-    var version: String
-}
-
-/// A member's report: the types its client can draw, and when it said so.
-struct TypeReport: Sendable, Encodable {
-    var member: String
-    /// Milliseconds since 1970.
-    var reportedAt: Int64
-    var types: [ReportedType]
 }

@@ -1,3 +1,4 @@
+import MissiveWire
 import Foundation
 import Hummingbird
 import MissiveCore
@@ -35,11 +36,11 @@ extension MissiveServer {
             if let problem = NameGrammar.objectNameProblem(objectName) { throw APIError.badRequest("invalid-type", TextHygiene.line(problem)) }
             let others = try await requireMembership(member, conversation).filter { $0 != member }.sorted()
             let reports = try await accounts.typeReports(of: others, about: objectName)
-            return JSONResponse.make(TypeAudienceJSON(
+            return JSONResponse.make(TypeAudience(
                 objectName: objectName,
-                members: others.map { name -> TypeAudienceJSON.Member in
-                    guard let report = reports[name] else { return .init(member: name, reported: false, draws: nil, version: nil, reportedAt: nil) }
-                    return .init(member: name, reported: true, draws: report.version != nil, version: report.version, reportedAt: report.reportedAt)
+                members: others.map { name -> MemberDrawing in
+                    guard let report = reports[name] else { return MemberDrawing(member: name, reported: false, draws: nil, version: nil, reportedAt: nil) }
+                    return MemberDrawing(member: name, reported: true, draws: report.version != nil, version: report.version, reportedAt: report.reportedAt)
                 }))
         }
     }
@@ -98,23 +99,5 @@ extension MissiveServer {
         case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: false
         default: true
         }
-    }
-}
-
-/// `GET /api/v1/conversations/{id}/types/{objectName}`: what each other member of the conversation said about a type.
-struct TypeAudienceJSON: Encodable {
-    var objectName: String
-    var members: [Member]
-
-    struct Member: Encodable {
-        var member: String
-        /// Whether the member's client ever reported its types.
-        var reported: Bool
-        /// Whether its last report lists the type; `null` when it never reported.
-        var draws: Bool?
-        /// The version it reported for the type; `null` when it does not draw it or never reported.
-        var version: String?
-        /// When it last reported, in milliseconds since 1970; `null` when it never did.
-        var reportedAt: Int64?
     }
 }

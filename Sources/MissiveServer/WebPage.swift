@@ -5,6 +5,7 @@ import Missive
 import MissiveCore
 import MissiveRendering
 import MissiveStore
+import MissiveWire
 import NIOCore
 
 // The web page: sign-in, the member's conversations, one page per conversation drawn by the HTML renderer, and
@@ -110,7 +111,7 @@ extension MissiveServer {
             if isJSON { throw APIError.unauthorized("the token is not valid (unknown, or revoked)") }
             return Self.page(Self.signInPage(failed: true), status: .unauthorized)
         }
-        var response = isJSON ? JSONResponse.make(MeJSON(member: session.member)) : Self.redirect("/c")
+        var response = isJSON ? JSONResponse.make(MemberAnswer(member: session.member)) : Self.redirect("/c")
         response.headers[.setCookie] = SessionCookie.setting(session.id, for: request)
         return response
     }

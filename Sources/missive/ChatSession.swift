@@ -335,7 +335,7 @@ actor ChatSession {
                     return output.say("message \(number) (\(stored.objectName)) has no actions here: no plugin here draws its type, nor the server's")
                 }
                 output.say((["actions of message \(number) (\(stored.objectName)), as the server offers them (no plugin here draws it):"] + remote.map {
-                    "  \($0.id)  \($0.title)  (\($0.parameters.joined(separator: ", ")))"
+                    "  \($0.id)  \($0.title)  (\($0.parameters.map { "\($0.type) \($0.name)" }.joined(separator: ", ")))"
                 }).joined(separator: "\n"))
             }
         } catch {
@@ -366,10 +366,7 @@ actor ChatSession {
                 parameters = local.signature.valueParameters.map { ($0.type.rawValue, $0.name) }
             } else {
                 let remote = (try? await sync.client.actions(conversation: stored.conversationID, message: stored.id)) ?? []
-                parameters = (remote.first { $0.id == action }?.parameters ?? []).map {
-                    let parts = $0.split(separator: " ", maxSplits: 1).map(String.init)
-                    return (parts.first ?? "", parts.last ?? "")
-                }
+                parameters = (remote.first { $0.id == action }?.parameters ?? []).map { ($0.type, $0.name) }
             }
             if parameters.count == arguments.count + 1, let last = parameters.last, last.name == "voter", last.type == "string" {
                 arguments.append(.string(sync.member))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Missive
 import MissiveCommandLine
 import MissiveStore
+import MissiveWire
 
 /// Every ``CLIJSON`` type: the outputs of `--format json` and the shapes they share.
 enum CLIJSONCatalog {
@@ -66,8 +67,8 @@ extension ActionJSON {
 extension StoredMessageJSON {
     static let example = StoredMessageJSON(
         id: "m1", conversationID: "c", senderID: "s", sentAt: 1, objectName: "MS:Text", businessID: "b", known: true, digest: "d",
-        persistence: .example, countsAsUnread: true, searchableWords: ["w"], parentID: "m0", threadRootID: "m0", replyCount: 1, reason: "r",
-        envelope: received)
+        persistence: .counted, countsAsUnread: true, searchableWords: ["w"], parentID: "m0", threadRootID: "m0", replyCount: 1, reason: "r",
+        envelope: received.bytes)
 }
 
 extension CrashJSON {

@@ -39,7 +39,7 @@ import Testing
         #expect(String(decoding: sent.envelope, as: UTF8.self).contains(#""x-extra":[1,2.50e1]"#))
 
         let list = try await pair.bob.conversations()
-        #expect(list == [RemoteConversation(id: "team", unreadCount: 1, messageCount: 1)])
+        #expect(list == [RemoteConversation(id: "team", unreadCount: 1, messageCount: 1, lastMessage: sent)])
         let detail = try await pair.bob.conversation("team")
         #expect(detail.members == ["alice", "bob"] && detail.readUpTo == nil && detail.unreadCount == 1)
         let history = try await pair.bob.messages(in: "team")
@@ -78,7 +78,7 @@ import Testing
         }
         let actions = try await pair.bob.actions(conversation: "team", message: stored.id)
         let vote = try #require(actions.first { $0.id == "vote" }, "\(actions)")
-        #expect(vote.parameters.count == 2 && vote.parameters.first?.hasSuffix(" option") == true, "\(vote.parameters)")
+        #expect(vote.parameters == [.init(name: "option", type: "int32"), .init(name: "voter", type: "string")], "\(vote.parameters)")
         guard case .edited(let edited) = try await pair.bob.perform("vote", conversation: "team", message: stored.id, arguments: [1, "bob"]) else {
             Issue.record("a vote edits the poll")
             return
@@ -91,9 +91,10 @@ import Testing
         #expect(unknown?.status != nil && unknown?.code.isEmpty == false)
 
         // Bob reports what his client draws; alice asks who can draw a poll.
-        try await pair.bob.reportTypes([ReportedType(objectName: "demo:poll", version: "1.2.0")])
+        let report = try await pair.bob.reportTypes([ReportedType(objectName: "demo:poll", version: "1.2.0")])
+        #expect(report.member == "bob" && report.types == [ReportedType(objectName: "demo:poll", version: "1.2.0")])
         let drawing = try await pair.alice.drawing("demo:poll", in: "team")
-        #expect(drawing == [MemberDrawing(member: "bob", reported: true, draws: true, version: "1.2.0")])
+        #expect(drawing == [MemberDrawing(member: "bob", reported: true, draws: true, version: "1.2.0", reportedAt: report.reportedAt)])
         await pair.running.stop()
     }
 
