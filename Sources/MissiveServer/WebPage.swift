@@ -128,22 +128,8 @@ extension MissiveServer {
 
     // MARK: Pages
 
-    /// The renderer's components with the progress bar drawn without an inline `style` (which the page's policy
-    /// forbids): its width is one of the stylesheet's `pct-N` classes.
-    static let pageComponents: HTMLComponents = {
-        var components = HTMLComponents.standard
-        let progress = components.elements[.progress]
-        components.elements[.progress] = { element, layout in
-            let drawn = progress?(element, layout) ?? ""
-            guard let range = drawn.range(of: "\" style=\"width: "), let end = drawn.range(of: "%\"", range: range.upperBound..<drawn.endIndex) else {
-                return drawn
-            }
-            let value = drawn[range.upperBound..<end.lowerBound]
-            guard let number = Int(value), (0...100).contains(number) else { return drawn }
-            return drawn.replacingCharacters(in: range.lowerBound..<end.upperBound, with: " pct-\(number)\"")
-        }
-        return components
-    }()
+    /// The renderer's components without inline styles, which the page's policy forbids.
+    static let pageComponents = HTMLComponents.withoutInlineStyles
 
     /// Messages drawn by the HTML renderer: each an `<article>`, with date separators when `separators`.
     func renderedRows(_ stored: [StoredMessage], member: String, separators: Bool) async throws -> String {

@@ -3,11 +3,10 @@ import MissiveRendering
 /// The web page's own script and stylesheet, served as `/static/missive.js` and `/static/missive.css`. They are
 /// kept here, in the library, so that the server is one binary with nothing to install beside it.
 enum WebPageAssets {
-    /// The renderer's standard stylesheet, the widths of progress bars as classes (`pct-0` … `pct-100`, since the
-    /// page's policy allows no inline style), and the page's own rules.
+    /// The stylesheet of the renderer's components without inline styles (the standard one, with the widths of
+    /// progress bars as classes, since the page's policy allows no inline style), and the page's own rules.
     static let stylesheet: String = {
-        var css = HTMLComponents.standard.stylesheet + "\n"
-        for value in 0...100 { css += ".el-progress-fill.pct-\(value) { width: \(value)%; }\n" }
+        var css = HTMLComponents.withoutInlineStyles.stylesheet + "\n"
         css += """
             body { min-height: 100vh; display: flex; flex-direction: column; }
             .page-header { display: flex; align-items: center; gap: 12px; padding: 10px 16px; border-bottom: 1px solid var(--rule); background: var(--bubble); }

@@ -95,6 +95,22 @@ struct HTMLRenderingTests {
 
     // MARK: Elements
 
+    /// For a page whose policy forbids inline styles, a progress bar is the same markup with its width as a class
+    /// that the components' stylesheet defines, and no `style` attribute anywhere.
+    @Test func withoutInlineStylesAProgressWidthIsAClassItsStylesheetDefines() {
+        let strict = HTMLRenderer(components: .withoutInlineStyles)
+        let standard = HTMLRenderer()
+        for fraction in [0, 0.375, 0.6, 1, 7] {
+            let element = ViewElement.progress("Sushi", fraction: fraction, detail: "3 votes")
+            let drawn = strict.render(element)
+            let value = min(100, Int((min(fraction, 1) * 100).rounded()))
+            #expect(!drawn.contains("style="), "\(drawn)")
+            #expect(drawn == standard.render(element).replacingOccurrences(of: #"" style="width: \#(value)%""#, with: " pct-\(value)\""), "\(drawn)")
+            #expect(HTMLComponents.withoutInlineStyles.stylesheet.contains(".el-progress-fill.pct-\(value) { width: \(value)%; }"))
+        }
+        #expect(HTMLComponents.withoutInlineStyles.stylesheet.hasPrefix(HTMLComponents.standard.stylesheet))
+    }
+
     @Test func elementsHaveTheirClassesAndAccessibleMarkup() {
         let renderer = HTMLRenderer()
         let progress = renderer.render(.progress("Sushi", fraction: 0.6, detail: "3 votes"))

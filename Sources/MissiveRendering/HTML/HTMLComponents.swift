@@ -95,6 +95,17 @@ public struct HTMLComponents: Sendable {
         stylesheet: HTMLStylesheet.standard
     )
 
+    /// ``standard`` for a page whose Content-Security-Policy allows no inline style (`style-src 'self'`, without
+    /// `'unsafe-inline'`): nothing it draws has a `style` attribute. A progress bar's width is one of the classes
+    /// `pct-0` … `pct-100`, which its ``stylesheet`` (the standard one, and those classes) defines. `missive
+    /// serve`'s web page draws with it.
+    public static let withoutInlineStyles: HTMLComponents = {
+        var components = HTMLComponents.standard
+        components.elements[.progress] = StandardHTMLElements.progress(inlineStyle: false)
+        components.stylesheet += "\n" + (0...100).map { ".el-progress-fill.pct-\($0) { width: \($0)%; }\n" }.joined()
+        return components
+    }()
+
     /// Creates components from every part.
     public init(
         elements: [ViewElement.Kind: ElementDrawing],
@@ -144,6 +155,31 @@ public struct HTMLLayout: Sendable {
 enum StandardHTMLElements {
     /// The `rel` of every link: no access to the opener, no referrer, no endorsement.
     static let linkAttributes = " rel=\"noopener noreferrer nofollow\" referrerpolicy=\"no-referrer\""
+
+    /// A progress bar: its label and detail, the bar (with its width in a `style` attribute, or, without
+    /// `inlineStyle`, as the class `pct-N`), and the percentage.
+    static func progress(inlineStyle: Bool) -> HTMLComponents.ElementDrawing {
+        { element, _ in
+            guard case .progress(let progress) = element else { return "" }
+            let text = HTMLProgressText(progress)
+            var out = "<div class=\"el-progress\">"
+            if !text.line.isEmpty {
+                out += "<div class=\"el-progress-label\" dir=\"auto\">" + HTMLEscaping.escape(text.label)
+                if let detail = text.detail {
+                    out += "<span class=\"el-progress-detail\">" + HTMLEscaping.escape(text.label.isEmpty ? detail : " · " + detail) + "</span>"
+                }
+                out += "</div>"
+            }
+            let valueText = text.detail.map { "\(text.percent), \($0)" } ?? text.percent
+            let fill = inlineStyle ? "<div class=\"el-progress-fill\" style=\"width: \(text.value)%\"></div>" : "<div class=\"el-progress-fill pct-\(text.value)\"></div>"
+            out += "<div class=\"el-progress-row\"><div class=\"el-progress-bar\" role=\"progressbar\""
+                + HTMLEscaping.attribute("aria-label", text.label.isEmpty ? "Progress" : text.label)
+                + " aria-valuemin=\"0\" aria-valuemax=\"100\" aria-valuenow=\"\(text.value)\"" + HTMLEscaping.attribute("aria-valuetext", valueText)
+                + ">" + fill + "</div>"
+            out += "<span class=\"el-progress-percent\">\(text.percent)</span></div>"
+            return out + "</div>"
+        }
+    }
 
     static let all: [ViewElement.Kind: HTMLComponents.ElementDrawing] = [
         .text: { element, _ in
@@ -202,25 +238,7 @@ enum StandardHTMLElements {
             }
             return out + "</dl>"
         },
-        .progress: { element, _ in
-            guard case .progress(let progress) = element else { return "" }
-            let text = HTMLProgressText(progress)
-            var out = "<div class=\"el-progress\">"
-            if !text.line.isEmpty {
-                out += "<div class=\"el-progress-label\" dir=\"auto\">" + HTMLEscaping.escape(text.label)
-                if let detail = text.detail {
-                    out += "<span class=\"el-progress-detail\">" + HTMLEscaping.escape(text.label.isEmpty ? detail : " · " + detail) + "</span>"
-                }
-                out += "</div>"
-            }
-            let valueText = text.detail.map { "\(text.percent), \($0)" } ?? text.percent
-            out += "<div class=\"el-progress-row\"><div class=\"el-progress-bar\" role=\"progressbar\""
-                + HTMLEscaping.attribute("aria-label", text.label.isEmpty ? "Progress" : text.label)
-                + " aria-valuemin=\"0\" aria-valuemax=\"100\" aria-valuenow=\"\(text.value)\"" + HTMLEscaping.attribute("aria-valuetext", valueText)
-                + "><div class=\"el-progress-fill\" style=\"width: \(text.value)%\"></div></div>"
-            out += "<span class=\"el-progress-percent\">\(text.percent)</span></div>"
-            return out + "</div>"
-        },
+        .progress: progress(inlineStyle: true),
         .button: { element, _ in
             guard case .button(let button) = element else { return "" }
             var out = "<button type=\"button\" class=\"el-button\" disabled" + HTMLEscaping.attribute("data-action", button.action)
