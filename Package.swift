@@ -196,11 +196,19 @@ let package = Package(
             swiftSettings: strictSwift
         ),
 
+        // `missive chat`'s session: its commands, drawing and events, over MissiveClient's sync (a module of its own,
+        // so that its tests drive it in process).
+        .target(
+            name: "MissiveChatUI",
+            dependencies: ["Missive", "MissiveClient", "MissiveCommandLine", "MissiveRendering", "MissiveStore"],
+            swiftSettings: strictSwift
+        ),
+
         // The command-line tool.
         .executableTarget(
             name: "missive",
             dependencies: [
-                "Missive", "MissiveCommandLine", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissivePostgresStore", "MissiveServer", "MissiveClient",
+                "Missive", "MissiveChatUI", "MissiveCommandLine", "MissiveConformance", "MissiveRendering", "MissiveStore", "MissivePostgresStore", "MissiveServer", "MissiveClient",
                 "MissiveWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -321,6 +329,11 @@ let package = Package(
         .testTarget(
             name: "MissiveClientTests",
             dependencies: ["Missive", "MissiveClient", "MissiveServerTestSupport", "MissiveStoreTestSupport", "MissiveTestSupport"],
+            swiftSettings: strictSwift),
+        // `missive chat`'s session against a server in the test process.
+        .testTarget(
+            name: "MissiveChatUITests",
+            dependencies: ["Missive", "MissiveChatUI", "MissiveClient", "MissiveServerTestSupport", "MissiveStoreTestSupport", "MissiveTestSupport"],
             swiftSettings: strictSwift),
         // docs/SERVER.md's JSON blocks against the wire types the server writes and the client reads.
         .testTarget(name: "MissiveWireTests", dependencies: ["MissiveWire", "MissiveCore", "MissiveTestSupport"], swiftSettings: strictSwift),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Missive
+import MissiveChatUI
 import MissiveClient
 import MissiveCommandLine
 import MissiveRendering
