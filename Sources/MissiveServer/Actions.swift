@@ -8,7 +8,7 @@ import MissiveWire
 /// Actions on the server: message actions run on the server's stored copy (a poll's tallies live there) and
 /// composer actions that create messages, both through the server's registry, as `missive act` and
 /// `missive compose` run them. docs/SERVER.md, "Actions", describes the endpoints.
-extension MissiveServer {
+extension ChatServer {
     /// The actions on each message, one at a time in each server instance (keyed by the instance's event hub and
     /// the message id). The store makes each action atomic (``MessageStore/replace(messageID:with:)``); this lock
     /// only keeps the actions of one instance from each holding a database connection while they wait for the

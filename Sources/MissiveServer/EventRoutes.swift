@@ -18,7 +18,7 @@ import NIOWebSocket
 /// `{"type": "read", "conversation": ID, "upTo": MESSAGE, "ref": R}`, and `{"type": "types", "types": [...], "ref": R}`
 /// (a type report), each answered with a frame carrying its `ref` (`sent`, `marked`, `reported` or `error`).
 /// docs/SERVER.md describes every frame.
-extension MissiveServer {
+extension ChatServer {
     /// The event stream's route (a WebSocket upgrade, in the host's own context).
     func eventRoutes<Context: MissiveRequestContext>(context: Context.Type) -> RouteCollection<Context> {
         let routes = RouteCollection(context: Context.self)

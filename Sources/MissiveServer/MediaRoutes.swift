@@ -6,7 +6,7 @@ import Logging
 import MissiveCore
 import NIOCore
 
-extension MissiveServer {
+extension ChatServer {
     /// The media routes: uploading a file to a conversation, downloading one.
     func mediaRoutes<Context: MissiveRequestContext>(context: Context.Type) -> RouteCollection<MemberRequestContext<Context>> {
         let routes = RouteCollection(context: MemberRequestContext<Context>.self)

@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// Keeps the memory of messages that isolated plugins failed on (`PluginFailureMemory`) in step with the store, so
 /// that each such message costs its plugin's deadline once for every server on the store and across restarts.
 ///
-/// ``MissiveServer/open(configuration:registry:logger:)`` fills the registry's memories from the store. Then, while the
+/// ``ChatServer/open(configuration:registry:logger:)`` fills the registry's memories from the store. Then, while the
 /// server runs, this service writes the failures met since (every ``saveInterval``) and reads the store's again
 /// (every ``reloadInterval``): failures other servers met are seen, and those an operator forgot
 /// (`missive store redecode`) are tried again. The last failures are written when the server stops.

@@ -1,7 +1,7 @@
 import Missive
 import MissiveCore
 
-extension MissiveServer {
+extension ChatServer {
     /// Queues a push of a new message `member` sent to each of `recipients` other than the sender, when the server
     /// has a push gateway and the message's flag allows it (never `status`). The caller gives the members that were
     /// offline when the message was stored or handed over; they are asked for only when there is a gateway.

@@ -6,7 +6,7 @@ import MissiveWire
 
 // Messages: sending, history by pages, read marks, search.
 
-extension MissiveServer {
+extension ChatServer {
     /// The message routes: sending, history, read marks, search.
     func messageRoutes<Context: MissiveRequestContext>(context: Context.Type) -> RouteCollection<MemberRequestContext<Context>> {
         let routes = RouteCollection(context: MemberRequestContext<Context>.self)

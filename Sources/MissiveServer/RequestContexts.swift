@@ -7,7 +7,7 @@ import NIOCore
 /// connection (to cut off an event stream whose reader stopped reading), and a place for the member that
 /// Missive's authentication finds.
 ///
-/// A host that mounts Missive's routes into its own Hummingbird application (``MissiveServer/routes(context:)``)
+/// A host that mounts Missive's routes into its own Hummingbird application (``ChatServer/routes(context:)``)
 /// makes its request context conform: it stores `source.channel` when it is made, and leaves ``missiveMember``
 /// `nil`. ``MissiveServerContext`` is the context `missive serve` uses.
 ///
@@ -31,7 +31,7 @@ public protocol MissiveRequestContext: RequestContext, WebSocketRequestContext {
     var missiveMember: String? { get set }
 }
 
-/// The request context of `missive serve`'s router (``MissiveServer/buildRouter()``).
+/// The request context of `missive serve`'s router (``ChatServer/buildRouter()``).
 public struct MissiveServerContext: MissiveRequestContext {
     /// Hummingbird's own state of the request.
     public var coreContext: CoreRequestContextStorage

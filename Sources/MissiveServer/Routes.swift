@@ -7,7 +7,7 @@ import MissiveWire
 // The server's routes, one collection per area, and how they are put together: for `missive serve`
 // (`buildRouter()`), or for a host that mounts them into its own Hummingbird application (`routes(context:)`).
 
-extension MissiveServer {
+extension ChatServer {
     /// `missive serve`'s router: Missive's routes (``routes(context:)``) and nothing else, in
     /// ``MissiveServerContext``.
     ///

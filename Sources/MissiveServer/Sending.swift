@@ -5,7 +5,7 @@ import MissiveStore
 import MissiveWire
 import NIOCore
 
-extension MissiveServer {
+extension ChatServer {
     /// `POST /api/v1/conversations/{id}/messages`: a member sends an envelope (see ``accept(_:from:in:)``).
     func send(_ request: Request, member: String, conversation: String) async throws -> Response {
         let body = try await Self.bodyBytes(request, limit: configuration.limits.maxRequestBytes)

@@ -1,12 +1,12 @@
 import Foundation
 import MissiveStore
 
-/// How a ``MissiveServer`` is set up: where it listens, where it keeps its data, and its limits.
+/// How a ``ChatServer`` is set up: where it listens, where it keeps its data, and its limits.
 public struct ServerConfiguration: Sendable {
     /// The address to listen on: `127.0.0.1` by default, so that nothing outside the machine reaches a server
     /// started without thought.
     public var host: String
-    /// The TCP port; 0 lets the system choose one (``MissiveServer/run(stopsOnSignals:onListening:)`` says which).
+    /// The TCP port; 0 lets the system choose one (``ChatServer/run(stopsOnSignals:onListening:)`` says which).
     public var port: Int
     /// The folder of the server's own files: the accounts, and the store when ``store`` is `nil`.
     public var dataDirectory: String

@@ -7,7 +7,7 @@ import MissiveCore
 /// the others in a conversation can draw it. docs/SERVER.md, "Type reports", describes the routes and the frame.
 ///
 /// Reporting is optional: a member that never reports is "unreported", and nothing else changes for it.
-extension MissiveServer {
+extension ChatServer {
     /// The most entries a report may list.
     static let maxReportedTypes = 4_096
     /// The longest version a report may give, in characters.

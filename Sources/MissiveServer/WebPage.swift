@@ -11,7 +11,7 @@ import NIOCore
 // The web page: sign-in, the member's conversations, one page per conversation drawn by the HTML renderer, and
 // the page's own script and stylesheet. docs/SERVER.md, "The web page", describes it.
 
-extension MissiveServer {
+extension ChatServer {
     /// What every page answers with: nothing loads but the server's own script, stylesheet and images, nothing
     /// frames it, and forms post only to the server.
     static let pagePolicy =

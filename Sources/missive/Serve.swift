@@ -115,9 +115,9 @@ extension MissiveCommand.Serve {
             }
             // Any member can send a server a message of any type: plugins not signed by a trusted key run isolated.
             let discovery = try plugins.discover(logger: logger, defaultIsolation: .untrustedIsolated)
-            let server: MissiveServer
+            let server: ChatServer
             do {
-                server = try await MissiveServer.open(configuration: configuration, registry: discovery.registry, logger: logger)
+                server = try await ChatServer.open(configuration: configuration, registry: discovery.registry, logger: logger)
             } catch let error as StoreError {
                 Console.error(error.path == nil ? "\(configuration.storeLocation): \(error.message)" : error.description)
                 throw ExitCode(2)

@@ -14,7 +14,7 @@ import MissiveTestSupport
 import NIOCore
 import Testing
 
-/// A `MissiveServer` running in this process with a fresh data folder and store of the given backend.
+/// A `ChatServer` running in this process with a fresh data folder and store of the given backend.
 ///
 /// By default (``Transport/router``) requests go straight to the server's router through HummingbirdTesting's router
 /// mode: no port is bound and no socket opened, and the server's services (the event feed, pushes) run beside it as
@@ -30,7 +30,7 @@ package struct RunningServer: Sendable {
         case live
     }
 
-    package let server: MissiveServer
+    package let server: ChatServer
     private let livePort: Int?
     private let client: (any TestClientProtocol)?
     private let task: Task<Void, any Error>
@@ -60,7 +60,7 @@ package struct RunningServer: Sendable {
         configuration.keepsRefusedContent = keepsRefusedContent
         configure(&configuration)
         let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        let server = try await MissiveServer.open(configuration: configuration, registry: try registry ?? Fixtures.sampleRegistry(), logger: quiet)
+        let server = try await ChatServer.open(configuration: configuration, registry: try registry ?? Fixtures.sampleRegistry(), logger: quiet)
         switch transport {
         case .live:
             let (ports, continuation) = AsyncStream.makeStream(of: Int.self)

@@ -244,14 +244,14 @@ final class PushGateway: Sendable {
 
 // MARK: The server
 
-/// A `MissiveServer` with a push gateway and a retry policy of milliseconds, reached through its router, or on
+/// A `ChatServer` with a push gateway and a retry policy of milliseconds, reached through its router, or on
 /// loopback (`.live`) for a test that connects a member's event stream. Each try may take 30 s: on a loaded machine
 /// the in-process gateway can take seconds to answer, and a try that timed out after the gateway had recorded it
 /// would be retried and recorded twice. No test here needs a try to time out.
 struct PushServer {
     let running: RunningServer
 
-    var server: MissiveServer { running.server }
+    var server: ChatServer { running.server }
     var port: Int { running.port }
     var configuration: ServerConfiguration { server.configuration }
 

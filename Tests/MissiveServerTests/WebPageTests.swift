@@ -139,7 +139,7 @@ import Testing
         for path in ["/", "/login", "/c", "/c/team"] {
             let page = try await running.browserRequest("GET", path, cookie: path.hasPrefix("/c") ? cookie : nil)
             #expect(page.status == 200, "\(path): \(page.status)")
-            #expect(page.headers["content-security-policy"] == MissiveServer.pagePolicy, "\(path)")
+            #expect(page.headers["content-security-policy"] == ChatServer.pagePolicy, "\(path)")
             #expect(page.headers["content-type"]?.hasPrefix("text/html") == true)
             // No inline script or handler, no inline style: only the server's own files.
             #expect(!page.text.contains("<script>") && !page.text.contains("style=") && !page.text.contains(" on"), "\(path)")
@@ -152,7 +152,7 @@ import Testing
         #expect(page.text.contains(#"data-action="demo.poll.create""#))
         // A conversation of someone else's is not found, as one that does not exist.
         let outsider = try await running.browserRequest("GET", "/c/team", cookie: zoeCookie)
-        #expect(outsider.status == 404 && outsider.headers["content-security-policy"] == MissiveServer.pagePolicy)
+        #expect(outsider.status == 404 && outsider.headers["content-security-policy"] == ChatServer.pagePolicy)
         #expect(try await running.browserRequest("GET", "/c/nothing", cookie: zoeCookie).status == 404)
         #expect(try await running.browserRequest("GET", "/c/team/m/m1", cookie: zoeCookie).status == 404)
         let fragment = try await running.browserRequest("GET", "/c/team/m/m1", cookie: cookie)

@@ -19,7 +19,7 @@ public struct AppContext: MissiveRequestContext {
 
 /// The app's router: its own routes, and every route of Missive's chat (the API under `/api/v1`, the event
 /// stream, the web page) beside them.
-public func buildRouter(chat: MissiveServer) -> Router<AppContext> {
+public func buildRouter(chat: ChatServer) -> Router<AppContext> {
     let router = Router(context: AppContext.self)
     router.get("health") { _, _ in "ok" }
     router.get("shop/orders/:id") { _, context in
@@ -31,7 +31,7 @@ public func buildRouter(chat: MissiveServer) -> Router<AppContext> {
 
 /// The app on `port` of `host`: the router above, WebSocket upgrades for the chat's event stream, and the chat's
 /// services (its event feed, its pushes) run beside the requests.
-public func buildApplication(chat: MissiveServer, host: String = "127.0.0.1", port: Int = 8080, logger: Logger) -> some ApplicationProtocol {
+public func buildApplication(chat: ChatServer, host: String = "127.0.0.1", port: Int = 8080, logger: Logger) -> some ApplicationProtocol {
     let router = buildRouter(chat: chat)
     return Application(
         router: router,

@@ -7,5 +7,5 @@ import MissiveServer
 let logger = Logger(label: "chat-service")
 var types = MessageRegistry.Builder()
 logger.info("plugins: \(types.discoverPlugins(logger: logger))")
-let chat = try await MissiveServer.open(configuration: ServerConfiguration(dataDirectory: "chat-data"), registry: types.build(), logger: logger)
+let chat = try await ChatServer.open(configuration: ServerConfiguration(dataDirectory: "chat-data"), registry: types.build(), logger: logger)
 try await buildApplication(chat: chat, logger: logger).runService()

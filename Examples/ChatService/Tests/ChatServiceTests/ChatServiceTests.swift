@@ -11,7 +11,7 @@ import Testing
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chat-service-\(UUID())").path
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let logger = Logger(label: "test")
-    let chat = try await MissiveServer.open(
+    let chat = try await ChatServer.open(
         configuration: ServerConfiguration(dataDirectory: folder), registry: MessageRegistry.Builder().build(), logger: logger)
     let alice = try chat.accounts.add(member: "alice")
     _ = try chat.accounts.add(member: "bob")

@@ -16,7 +16,10 @@ import UnixSignals
 /// It keeps one shared store (``ServerConfiguration/storeLocation``: SQLite in its data folder by default, or a
 /// PostgreSQL database) and the members' accounts, and answers an HTTP API under `/api/v1` in which every request
 /// carries a member's token and sees only that member's conversations. docs/SERVER.md describes the API.
-public struct MissiveServer: Sendable {
+///
+/// It was named `MissiveServer` before 0.8.0 was released, like its module, so that `MissiveServer.X` named the
+/// type and a host could not qualify the module's other names; no release had that name, so there is no alias.
+public struct ChatServer: Sendable {
     /// How the server is set up.
     public let configuration: ServerConfiguration
     /// The types the server decodes with: the built-ins and the plugins it discovered.
@@ -43,7 +46,7 @@ public struct MissiveServer: Sendable {
     ///
     /// - Throws: `StoreError`, or ``AccountError`` (for the accounts file or the media index), each naming the file
     ///   or database and the reason.
-    public static func open(configuration: ServerConfiguration, registry: MessageRegistry, logger: Logger) async throws -> MissiveServer {
+    public static func open(configuration: ServerConfiguration, registry: MessageRegistry, logger: Logger) async throws -> ChatServer {
         // The folder holds every member's messages: only its owner may enter it, whatever mode SQLite gives the files.
         let folder = configuration.dataDirectory
         do {
@@ -59,7 +62,7 @@ public struct MissiveServer: Sendable {
         try await store.loadPluginFailures(into: registry)
         let accounts = try ServerAccounts(path: configuration.accountsPath)
         let media = try MediaLibrary(directory: configuration.mediaDirectory, indexPath: configuration.mediaIndexPath)
-        return MissiveServer(configuration: configuration, registry: registry, store: store, accounts: accounts, media: media, logger: logger)
+        return ChatServer(configuration: configuration, registry: registry, store: store, accounts: accounts, media: media, logger: logger)
     }
 
     private init(
