@@ -3,33 +3,31 @@ import MissiveStore
 import NIOCore
 import PostgresNIO
 
-/// The columns of the `message` table a `StoredMessage` is read from, in the order of ``selection``, and what
+/// Reading a `StoredMessage` from a row whose columns are `MessageColumn`'s (the list the SQLite store reads too), and what
 /// a message's row holds: its words, its search vector, and the text PostgreSQL can keep.
 enum MessageColumns {
-    /// The columns as a SELECT lists them, each qualified by its table.
-    static let selection = [
-        "id", "conversation_id", "sender_id", "sent_at", "object_name", "business_id", "known", "digest", "persistence", "counted", "words",
-        "parent_id", "root_id", "reply_count", "reason", "envelope",
-    ].map { "message.\($0)" }.joined(separator: ", ")
+    /// The message columns as a SELECT lists them, each qualified by its table: the store's one list.
+    static let selection = MessageColumn.selection
 
     /// How many columns ``selection`` lists: the position of the first column a query adds after them.
-    static let count = 16
+    static let count = MessageColumn.end
 
-    /// A stored message from a row that starts with the columns of ``selection``; its
-    /// `StoredMessage/countsAsUnread` for `reader` (`nil`: for any member but its sender).
+    /// A stored message from a row that starts with the columns of ``selection``, each read at its column's
+    /// position; its `StoredMessage/countsAsUnread` for `reader` (`nil`: for any member but its sender).
     static func storedMessage(_ row: PostgresRow, reader: String?) throws -> StoredMessage {
-        let (id, conversationID, senderID, sentAt, objectName, businessID, known, digest, persistence, counted, words) = try row.decode(
-            (String, String, String, Int64, String, String?, Bool, String, Int, Bool, String).self)
         let columns = row.makeRandomAccess()
-        let envelope = try columns[15].decode(ByteBuffer.self)
+        func at<T: PostgresDecodable>(_ column: MessageColumn, _ type: T.Type) throws -> T { try columns[column.rawValue].decode(type) }
+        let senderID = try at(.senderID, String.self)
+        let persistence = try at(.persistence, Int.self)
         return StoredMessage(
-            id: id, conversationID: conversationID, senderID: senderID, sentAt: sentAt, objectName: objectName, businessID: businessID,
-            isKnown: known, digest: digest, persistence: Persistence(rawValue: UInt32(truncatingIfNeeded: persistence)) ?? .persisted,
-            countsAsUnread: counted && reader != senderID,
-            searchableWords: StoreRules.splitWords(words),
-            parentID: try columns[11].decode(String?.self), threadRootID: try columns[12].decode(String?.self),
-            replyCount: try columns[13].decode(Int.self), reason: try columns[14].decode(String?.self),
-            envelopeBytes: Array(envelope.readableBytesView))
+            id: try at(.id, String.self), conversationID: try at(.conversationID, String.self), senderID: senderID, sentAt: try at(.sentAt, Int64.self),
+            objectName: try at(.objectName, String.self), businessID: try at(.businessID, String?.self), isKnown: try at(.known, Bool.self),
+            digest: try at(.digest, String.self), persistence: Persistence(rawValue: UInt32(truncatingIfNeeded: persistence)) ?? .persisted,
+            countsAsUnread: try at(.counted, Bool.self) && reader != senderID,
+            searchableWords: StoreRules.splitWords(try at(.words, String.self)),
+            parentID: try at(.parentID, String?.self), threadRootID: try at(.rootID, String?.self),
+            replyCount: try at(.replyCount, Int.self), reason: try at(.reason, String?.self),
+            envelopeBytes: Array(try at(.envelope, ByteBuffer.self).readableBytesView))
     }
 
     // MARK: Search vectors

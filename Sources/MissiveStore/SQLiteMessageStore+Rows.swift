@@ -27,39 +27,3 @@ extension SQLiteMessageStore {
             envelopeBytes: [UInt8](envelope))
     }
 }
-
-/// The columns of the `message` table a ``StoredMessage`` is read from: the one list that both the SELECT
-/// (``selection``) and ``SQLiteMessageStore/storedMessage(_:)`` use, so that the two cannot disagree. A case's
-/// raw value is its position in the selection.
-enum MessageColumn: Int, CaseIterable {
-    case id, conversationID, senderID, sentAt, objectName, businessID, known, digest, persistence, counted, words, parentID, rootID
-    case replyCount, reason, envelope
-
-    /// The column's name in the `message` table.
-    var name: String {
-        switch self {
-        case .id: "id"
-        case .conversationID: "conversation_id"
-        case .senderID: "sender_id"
-        case .sentAt: "sent_at"
-        case .objectName: "object_name"
-        case .businessID: "business_id"
-        case .known: "known"
-        case .digest: "digest"
-        case .persistence: "persistence"
-        case .counted: "counted"
-        case .words: "words"
-        case .parentID: "parent_id"
-        case .rootID: "root_id"
-        case .replyCount: "reply_count"
-        case .reason: "reason"
-        case .envelope: "envelope"
-        }
-    }
-
-    /// The columns in order, each qualified by its table, as a SELECT lists them: `message.id, message.conversation_id, ...`.
-    static let selection = allCases.map { "message.\($0.name)" }.joined(separator: ", ")
-
-    /// The position of the first column a query adds after ``selection``.
-    static let end = allCases.count
-}
