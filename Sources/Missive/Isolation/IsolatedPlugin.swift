@@ -141,8 +141,8 @@ final class IsolatedPlugin: Sendable {
             if frame.kind == WorkerWire.Kind.attempts.rawValue {
                 var reader = frame.reader
                 do throws(WorkerWire.Malformed) {
-                    for _ in 0..<min(try reader.integer(UInt32.self), 64) { attempts.append(TextHygiene.line(try reader.string())) }
-                    attemptsNotKept = Int(try reader.integer(UInt32.self))
+                    let report = try WorkerWire.AttemptsFrame.read(&reader)
+                    (attempts, attemptsNotKept) = (report.paths, report.notKept)
                 } catch {
                     throw worker.garbage(error.reason)
                 }
@@ -155,17 +155,9 @@ final class IsolatedPlugin: Sendable {
                 report = .failed(worker.garbage("it sent a frame of kind \(frame.kind) before it was ready").reason)
             } else {
                 do throws(WorkerWire.Malformed) {
-                    if try reader.byte() != 1 {
-                        report = .refused(try reader.error(file: path))
-                    } else {
-                        var actions: [(kind: ActionKind, objectName: String, id: String)] = []
-                        for _ in 0..<(try reader.integer(UInt32.self)) {
-                            let kind: ActionKind = try reader.byte() == 1 ? .composer : .message
-                            actions.append((kind, try reader.string(), try reader.string()))
-                        }
-                        var rejections: [MissiveError] = []
-                        for _ in 0..<(try reader.integer(UInt32.self)) { rejections.append(try reader.error(file: path)) }
-                        report = .ready(Ready(actions: actions, actionRejections: rejections))
+                    switch try WorkerWire.ReadyFrame.read(&reader, file: path).result {
+                    case .success(let loaded): report = .ready(Ready(actions: loaded.actions, actionRejections: loaded.rejections))
+                    case .failure(let error): report = .refused(error)
                     }
                 } catch {
                     report = .failed(worker.garbage(error.reason).reason)
@@ -379,14 +371,7 @@ final class IsolatedPlugin: Sendable {
         let id = state.nextID
         state.nextID += 1
         var writer = WireWriter(capacity: indices.reduce(32) { $0 + items[$1].content.count + items[$1].objectName.utf8.count + 8 })
-        writer.beginFrame(.decode, id: id)
-        writer.byte(flags.rawValue)
-        writer.integer(UInt32(indices.count))
-        for index in indices {
-            writer.string(items[index].objectName)
-            writer.run(items[index].content)
-        }
-        writer.endFrame()
+        WorkerWire.DecodeRequest.write(id: id, flags: flags, items: items, indices: indices, into: &writer)
         do throws(WorkerProcess.Failure) {
             var deadline = callDeadline()
             try worker.send(writer.bytes, deadline: &deadline)
@@ -408,12 +393,16 @@ final class IsolatedPlugin: Sendable {
                 }
                 guard frame.kind == WorkerWire.Kind.answer.rawValue else { throw worker.garbage("it sent a frame of kind \(frame.kind) during a decode") }
                 do throws(WorkerWire.Malformed) {
-                    let position = Int(try reader.integer(UInt32.self))
-                    guard position == answered, position < indices.count else {
-                        throw WorkerWire.Malformed(reason: "answer \(position) came where \(answered) of \(indices.count) was due")
+                    guard answered < indices.count else { throw WorkerWire.Malformed(reason: "it sent more answers than the \(indices.count) messages asked") }
+                    let index = indices[answered]
+                    let answer = try WorkerWire.DecodeAnswer.read(&reader, file: path, objectName: items[index].objectName)
+                    guard answer.position == answered else {
+                        throw WorkerWire.Malformed(reason: "answer \(answer.position) came where \(answered) of \(indices.count) was due")
                     }
-                    let index = indices[position]
-                    answers[index] = try Self.readAnswer(&reader, file: path, objectName: items[index].objectName)
+                    switch answer.result {
+                    case .success(let parts): answers[index] = .decoded(parts)
+                    case .failure(let error): answers[index] = .failed(error)
+                    }
                     guard reader.isAtEnd else { throw WorkerWire.Malformed(reason: "an answer has bytes after its end") }
                     answered += 1
                 } catch {
@@ -429,44 +418,6 @@ final class IsolatedPlugin: Sendable {
 
     private func callDeadline() -> WorkerDeadline {
         WorkerDeadline(cpuSeconds: settings.callCPUSeconds, wallSeconds: settings.callWallSeconds)
-    }
-
-    /// One answer's body.
-    private static func readAnswer(_ reader: inout WireReader, file: String, objectName: String) throws(WorkerWire.Malformed) -> Answer {
-        guard try reader.byte() == 0 else {
-            var error = try reader.error(file: file)
-            error.objectName = error.objectName ?? objectName
-            return .failed(error)
-        }
-        let digest = try reader.string()
-        let push = try reader.optionalString()
-        var words: [String] = []
-        let count = try reader.integer(UInt32.self)
-        words.reserveCapacity(Int(min(count, 4096)))
-        for _ in 0..<count { words.append(try reader.string()) }
-        var media: MediaReference?
-        if try reader.byte() == 1 {
-            let remote = try reader.optionalString(), local = try reader.optionalString(), mime = try reader.string()
-            let size = try reader.integer(Int64.self)
-            media = MediaReference(remoteURL: remote, localPath: local, mimeType: mime, sizeBytes: size >= 0 ? size : nil)
-        }
-        let view = try readOptionalBytes(&reader, file: file, objectName: objectName)
-        let encoding = try readOptionalBytes(&reader, file: file, objectName: objectName)
-        return .decoded(IsolatedParts(digest: digest, pushContent: push, searchableWords: words, media: media, view: view, encoding: encoding))
-    }
-
-    /// A part asked for or not: `nil` when not asked, else the bytes (`nil` when the plugin has none) or the failure.
-    private static func readOptionalBytes(_ reader: inout WireReader, file: String, objectName: String) throws(WorkerWire.Malformed) -> Result<[UInt8]?, MissiveError>? {
-        switch try reader.byte() {
-        case 0: return nil
-        case 1: return .success(nil)
-        case 2: return .success(Array(try reader.run()))
-        case 3:
-            var error = try reader.error(file: file)
-            error.objectName = error.objectName ?? objectName
-            return .failure(error)
-        default: throw WorkerWire.Malformed(reason: "a part has a tag other than 0 to 3")
-        }
     }
 
     // MARK: Actions
@@ -493,16 +444,8 @@ final class IsolatedPlugin: Sendable {
             let id = state.nextID
             state.nextID += 1
             var writer = WireWriter(capacity: (content?.count ?? 0) + arguments.utf8.count + 64)
-            if let content {
-                writer.beginFrame(.action, id: id)
-                writer.string(objectName)
-                writer.run(content)
-            } else {
-                writer.beginFrame(.compose, id: id)
-            }
-            writer.string(actionID)
-            writer.string(arguments)
-            writer.endFrame()
+            let target: WorkerWire.ActionRequest.Target = content.map { .message(objectName: objectName, content: $0[...]) } ?? .composer
+            WorkerWire.ActionRequest(target: target, actionID: actionID, arguments: arguments).write(id: id, into: &writer)
             do throws(WorkerProcess.Failure) {
                 var deadline = callDeadline()
                 try worker.send(writer.bytes, deadline: &deadline)
@@ -516,11 +459,7 @@ final class IsolatedPlugin: Sendable {
                     throw worker.garbage("it sent a frame of kind \(frame.kind) for request \(frame.id) during action request \(id)")
                 }
                 do throws(WorkerWire.Malformed) {
-                    guard try reader.byte() == 0 else { return .failure(try reader.error(file: path)) }
-                    let status = try reader.integer(Int32.self)
-                    let bytes = Array(try reader.run())
-                    let reason = try reader.optionalString()
-                    return .success(ActionFunctionOutput((status, bytes, reason)))
+                    return try WorkerWire.ActionAnswer.read(&reader, file: path).result
                 } catch {
                     throw worker.garbage(error.reason)
                 }

@@ -46,10 +46,7 @@ extension PluginIsolation {
             return FileBytes.writeAll(writer.bytes, to: channel) == nil
         }
         func refuse(_ error: MissiveError) -> Int32 {
-            output.beginFrame(.ready, id: 0)
-            output.byte(0)
-            output.error(error)
-            output.endFrame()
+            WorkerWire.ReadyFrame(result: .failure(error)).write(into: &output)
             _ = send(&output)
             return 0
         }
@@ -85,7 +82,7 @@ extension PluginIsolation {
         for type in plugin.types {
             for example in type.examples {
                 guard case .success(let content) = example.withUnsafeBufferPointer({ type.decode($0, received: example) }) else { continue }
-                WorkerAnswers.write(content, flags: [.view, .encoding], into: &output)
+                WorkerWire.DecodeAnswer(position: 0, result: .success(IsolatedParts(content, flags: [.view, .encoding]))).write(id: 0, into: &output)
                 output.removeAll()
             }
         }
@@ -95,28 +92,16 @@ extension PluginIsolation {
             let used = missive_sandbox_audited_paths(&buffer, buffer.count, &dropped)
             let paths = buffer[0..<used].split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
             if !paths.isEmpty {
-                output.beginFrame(.attempts, id: 0)
-                output.integer(UInt32(paths.count))
-                for path in paths { output.string(path) }
-                output.integer(UInt32(max(0, dropped)))
-                output.endFrame()
+                WorkerWire.AttemptsFrame(paths: paths, notKept: Int(dropped)).write(into: &output)
                 guard send(&output) else { return 0 }
             }
         }
         if filter, case let status = missive_sandbox_lock_down(), status != 0 {
             return refuse(MissiveError(.loadFailed, "the worker cannot install its seccomp filter: \(String(cString: strerror(-status)))", file: file))
         }
-        output.beginFrame(.ready, id: 0)
-        output.byte(1)
-        output.integer(UInt32(plugin.loadedActions.count))
-        for action in plugin.loadedActions {
-            output.byte(action.info.kind == .composer ? 1 : 0)
-            output.string(action.info.objectName)
-            output.string(action.info.id)
-        }
-        output.integer(UInt32(plugin.actionRejections.count))
-        for rejection in plugin.actionRejections { output.error(rejection) }
-        output.endFrame()
+        let loaded = WorkerWire.ReadyFrame.Loaded(
+            actions: plugin.loadedActions.map { ($0.info.kind, $0.info.objectName, $0.info.id) }, rejections: plugin.actionRejections)
+        WorkerWire.ReadyFrame(result: .success(loaded)).write(into: &output)
         guard send(&output) else { return 0 }
         var types: [String: PluginType] = [:]
         for type in plugin.types { types[type.objectName] = type }
@@ -126,8 +111,8 @@ extension PluginIsolation {
             switch WorkerWire.Kind(rawValue: frame.kind) {
             case .decode?:
                 guard WorkerAnswers.decode(&reader, id: frame.id, types: types, into: &output, flush: send) else { return 3 }
-            case .action?, .compose?:
-                WorkerAnswers.act(&reader, id: frame.id, kind: frame.kind, plugin: plugin, types: types, into: &output)
+            case let kind? where kind == .action || kind == .compose:
+                WorkerAnswers.act(&reader, id: frame.id, kind: kind, plugin: plugin, types: types).write(id: frame.id, into: &output)
             default:
                 return 3
             }
@@ -191,89 +176,35 @@ private enum WorkerAnswers {
     static func decode(
         _ reader: inout WireReader, id: UInt64, types: [String: PluginType], into output: inout WireWriter, flush: (inout WireWriter) -> Bool
     ) -> Bool {
-        guard let flagByte = try? reader.byte(), let count = try? reader.integer(UInt32.self) else { return false }
-        let flags = WorkerWire.DecodeFlags(rawValue: flagByte)
+        guard let request = try? WorkerWire.DecodeRequest.read(&reader) else { return false }
         var lastFlush = ContinuousClock.now
-        for position in 0..<count {
-            guard let objectName = try? reader.string(), let content = try? reader.run() else { return false }
-            output.beginFrame(.answer, id: id)
-            output.integer(position)
-            let bytes = Array(content)
+        for (position, item) in request.items.enumerated() {
+            let bytes = Array(item.content)
             let decoded: Result<PluginContent, MissiveError> =
-                if let type = types[objectName] {
+                if let type = types[item.objectName] {
                     bytes.withUnsafeBufferPointer { type.decode($0, received: bytes) }
                 } else {
-                    .failure(MissiveError(.metadataMismatch, "the plugin has no type \(objectName)", objectName: objectName))
+                    .failure(MissiveError(.metadataMismatch, "the plugin has no type \(item.objectName)", objectName: item.objectName))
                 }
-            switch decoded {
-            case .success(let content):
-                output.byte(0)
-                write(content, flags: flags, into: &output)
-            case .failure(let error):
-                output.byte(1)
-                output.error(error)
-            }
-            output.endFrame()
+            let answer = WorkerWire.DecodeAnswer(position: UInt32(position), result: decoded.map { IsolatedParts($0, flags: request.flags) })
+            answer.write(id: id, into: &output)
             if output.bytes.count >= 64 << 10 || ContinuousClock.now - lastFlush >= .milliseconds(1) {
                 guard flush(&output) else { return true }
                 lastFlush = ContinuousClock.now
             }
         }
-        output.beginFrame(.done, id: id)
-        output.endFrame()
+        WorkerWire.writeDone(id: id, into: &output)
         return true
     }
 
-    /// Writes what a host reads of a decoded message: digest, push text, words, media, and the view and the encoding
-    /// when `flags` ask for them.
-    static func write(_ content: PluginContent, flags: WorkerWire.DecodeFlags, into output: inout WireWriter) {
-        output.string(content.digest)
-        output.optionalString(content.pushContent)
-        let words = content.searchableWords
-        output.integer(UInt32(words.count))
-        for word in words { output.string(word) }
-        if let media = content.media {
-            output.byte(1)
-            output.optionalString(media.remoteURL)
-            output.optionalString(media.localPath)
-            output.string(media.mimeType)
-            output.integer(media.sizeBytes ?? -1)
-        } else {
-            output.byte(0)
-        }
-        part(flags.contains(.view), into: &output) { () throws(MissiveError) in try content.checkedView() }
-        part(flags.contains(.encoding), into: &output) { () throws(MissiveError) in try content.typeEncodedContent() }
-    }
-
-    private static func part(_ asked: Bool, into output: inout WireWriter, _ body: () throws(MissiveError) -> [UInt8]?) {
-        guard asked else { return output.byte(0) }
-        do {
-            guard let bytes = try body() else { return output.byte(1) }
-            output.byte(2)
-            output.run(bytes)
-        } catch {
-            output.byte(3)
-            output.error(error)
-        }
-    }
-
     /// Answers an action or compose frame.
-    static func act(_ reader: inout WireReader, id: UInt64, kind: UInt8, plugin: LoadedPlugin, types: [String: PluginType], into output: inout WireWriter) {
-        output.beginFrame(.actionAnswer, id: id)
-        defer { output.endFrame() }
-        func fail(_ error: MissiveError) {
-            output.byte(1)
-            output.error(error)
-        }
-        let isCompose = kind == WorkerWire.Kind.compose.rawValue
+    static func act(_ reader: inout WireReader, id: UInt64, kind: WorkerWire.Kind, plugin: LoadedPlugin, types: [String: PluginType]) -> WorkerWire.ActionAnswer {
+        func fail(_ error: MissiveError) -> WorkerWire.ActionAnswer { WorkerWire.ActionAnswer(result: .failure(error)) }
+        guard let request = try? WorkerWire.ActionRequest.read(&reader, kind: kind) else { return fail(MissiveError(.pluginFailure, "a malformed action request")) }
+        let actionID = request.actionID
         var objectName = "", content: [UInt8] = []
-        if !isCompose {
-            guard let name = try? reader.string(), let bytes = try? reader.run() else { return fail(MissiveError(.pluginFailure, "a malformed action request")) }
-            (objectName, content) = (name, Array(bytes))
-        }
-        guard let actionID = try? reader.string(), let argumentText = try? reader.string() else {
-            return fail(MissiveError(.pluginFailure, "a malformed action request"))
-        }
+        var isCompose = true
+        if case .message(let name, let bytes) = request.target { (objectName, content, isCompose) = (name, Array(bytes), false) }
         guard let action = plugin.loadedActions.first(where: {
             $0.info.id == actionID && (isCompose ? $0.info.kind == .composer : ($0.info.kind == .message && $0.info.objectName == objectName))
         }) else {
@@ -281,30 +212,22 @@ private enum WorkerAnswers {
         }
         let values: [ActionValue]
         do {
-            values = try ActionArgumentChecker.values(try ActionArgument.list(fromJSONArray: argumentText), for: action.info)
+            values = try ActionArgumentChecker.values(try ActionArgument.list(fromJSONArray: request.arguments), for: action.info)
         } catch let error as MissiveError {
             return fail(error)
         } catch {
             return fail(MissiveError(.invalidArgument, "the arguments are not a JSON array", action: actionID))
         }
-        let result: ActionFunctionOutput
-        if isCompose {
-            result = action.compose(values)
-        } else {
-            guard let type = types[objectName] else { return fail(MissiveError(.noSuchAction, "the plugin has no type \(objectName)", action: actionID)) }
-            switch content.withUnsafeBufferPointer({ type.decode($0, received: content) }) {
-            case .failure(let error):
-                return fail(error)
-            case .success(let decoded):
-                guard let output = decoded.run(action, values) else {
-                    return fail(MissiveError(.noSuchAction, "the action takes messages of another type", objectName: objectName, action: actionID))
-                }
-                result = output
+        if isCompose { return WorkerWire.ActionAnswer(result: .success(action.compose(values))) }
+        guard let type = types[objectName] else { return fail(MissiveError(.noSuchAction, "the plugin has no type \(objectName)", action: actionID)) }
+        switch content.withUnsafeBufferPointer({ type.decode($0, received: content) }) {
+        case .failure(let error):
+            return fail(error)
+        case .success(let decoded):
+            guard let output = decoded.run(action, values) else {
+                return fail(MissiveError(.noSuchAction, "the action takes messages of another type", objectName: objectName, action: actionID))
             }
+            return WorkerWire.ActionAnswer(result: .success(output))
         }
-        output.byte(0)
-        output.integer(result.status)
-        output.run(result.bytes)
-        output.optionalString(result.reason)
     }
 }
