@@ -47,6 +47,13 @@ final class PushDispatcher: Service, Sendable {
         var queue: [Push] = []
         var waiting: [CheckedContinuation<Push?, Never>] = []
         var closed = false
+        /// Pushes a sender has taken and not finished with (every try included).
+        var inFlight = 0
+        /// Those waiting in ``settled()``.
+        var settling: [CheckedContinuation<Void, Never>] = []
+
+        /// Whether nothing is queued or being sent.
+        var isSettled: Bool { queue.isEmpty && inFlight == 0 }
     }
 
     /// Why a try failed, and whether another may succeed.
@@ -99,7 +106,10 @@ final class PushDispatcher: Service, Sendable {
         enum Outcome { case queued, handed(CheckedContinuation<Push?, Never>), dropped(Push), closed }
         let outcome = state.withLock { state -> Outcome in
             if state.closed { return .closed }
-            if !state.waiting.isEmpty { return .handed(state.waiting.removeFirst()) }
+            if !state.waiting.isEmpty {
+                state.inFlight += 1
+                return .handed(state.waiting.removeFirst())
+            }
             state.queue.append(push)
             if state.queue.count > max(1, policy.queueLength) { return .dropped(state.queue.removeFirst()) }
             return .queued
@@ -120,7 +130,10 @@ final class PushDispatcher: Service, Sendable {
     private func next() async -> Push? {
         await withCheckedContinuation { continuation in
             let push = state.withLock { state -> Push?? in
-                if !state.queue.isEmpty { return .some(state.queue.removeFirst()) }
+                if !state.queue.isEmpty {
+                    state.inFlight += 1
+                    return .some(state.queue.removeFirst())
+                }
                 if state.closed { return .some(nil) }
                 state.waiting.append(continuation)
                 return nil
@@ -141,11 +154,37 @@ final class PushDispatcher: Service, Sendable {
             return (state.queue, state.waiting)
         }
         for sender in senders { sender.resume(returning: nil) }
+        for waiter in state.withLock({ state in defer { state.settling = [] }; return state.settling }) { waiter.resume() }
         if !waiting.isEmpty { logger.error("the server is stopping: \(waiting.count) waiting push(es) go to the dead-letter file") }
         for push in waiting { deadLetter(push, attempts: 0, reason: "the server stopped before the push was sent") }
     }
 
     private var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// A sender is done with a push: when nothing else is queued or being sent, those in ``settled()`` go on.
+    private func finished() {
+        let settling = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.inFlight -= 1
+            guard state.isSettled else { return [] }
+            defer { state.settling = [] }
+            return state.settling
+        }
+        for waiter in settling { waiter.resume() }
+    }
+
+    /// Returns once no push is queued or being sent (each try and wait between tries included): after a request
+    /// that queued pushes has been answered, the gateway gets nothing more from it. What a test waits for instead of
+    /// sleeping to see that nothing else comes.
+    func settled() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.isSettled || state.closed { return true }
+                state.settling.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 
     // MARK: Service
 
@@ -156,7 +195,10 @@ final class PushDispatcher: Service, Sendable {
                 await withDiscardingTaskGroup { group in
                     for _ in 0..<max(1, policy.concurrentSenders) {
                         group.addTask {
-                            while let push = await self.next() { await self.deliver(push) }
+                            while let push = await self.next() {
+                                await self.deliver(push)
+                                self.finished()
+                            }
                         }
                     }
                 }

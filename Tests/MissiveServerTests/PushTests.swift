@@ -6,7 +6,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import Missive
-import MissiveServer
+@testable import MissiveServer
 import MissiveServerTestSupport
 import MissiveStore
 import MissiveStoreTestSupport
@@ -47,7 +47,7 @@ import Testing
         try await running.request(
             "POST", "/api/v1/conversations/team/messages", token: alice,
             body: #"{"id":"c1","objectName":"x:flag","persistence":3,"content":{"n":1},"pushContent":"ping c1"}"#, expecting: 200)
-        try await Task.sleep(for: .milliseconds(400))
+        await running.settled()
 
         let pushes = try gateway.bodies()
         #expect(pushes.count == 3, "\(pushes)")
@@ -97,7 +97,7 @@ import Testing
         let running = try await PushServer.start(.sqlite, gateway: gateway.url)
         try await running.sendOne()
         try await gateway.waitForRequests(3)
-        try await Task.sleep(for: .milliseconds(300))
+        await running.settled()
         let bodies = gateway.rawBodies()
         #expect(bodies.count == 3 && Set(bodies).count == 1, "the same push, three times: \(bodies.map { String(decoding: $0, as: UTF8.self) })")
         #expect(!FileManager.default.fileExists(atPath: running.configuration.pushDeadLettersPath))
@@ -138,7 +138,7 @@ import Testing
         try await running.sendOne()
         let letter = try await running.waitForDeadLetters(1)[0]
         #expect(letter["attempts"] as? Int == 1 && letter["lastError"] as? String == "the gateway answered 400", "\(letter)")
-        try await Task.sleep(for: .milliseconds(300))
+        await running.settled()
         #expect(gateway.rawBodies().count == 1)
         await running.stop()
         await gateway.stop()
@@ -267,6 +267,11 @@ struct PushServer {
 
     func stop() async {
         await running.stop()
+    }
+
+    /// Waits until no push is queued or being sent: after it, the gateway gets nothing more from what was sent.
+    func settled() async {
+        await server.pushes?.settled()
     }
 
     func member(_ name: String) throws -> String {
