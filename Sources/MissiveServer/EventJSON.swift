@@ -29,13 +29,13 @@ enum EventJSON {
         TransientEvent(conversation: conversation, persistence: persistence, envelope: envelope).encoded()
     }
 
-    static func answer<Result: Codable & Sendable>(_ type: String, ref: [UInt8]?, _ result: Result) -> [UInt8] {
-        encoded(AnswerFrame(type: type, ref: ref ?? Array("null".utf8), result: result))
+    static func answer<Result: Codable & Sendable>(_ type: String, ref: FrameRef?, _ result: Result) -> [UInt8] {
+        encoded(AnswerFrame(type: type, ref: ref, result: result))
     }
 
     /// The `error` frame of `error`: the same `code`, `message` (and `retryAfter`) as the HTTP answer's body.
-    static func failure(ref: [UInt8]?, _ error: APIError) -> [UInt8] {
-        ErrorFrame(ref: ref ?? Array("null".utf8), error: error.details).encoded()
+    static func failure(ref: FrameRef?, _ error: APIError) -> [UInt8] {
+        ErrorFrame(ref: ref, error: error.details).encoded()
     }
 
     private static func encoded(_ value: some Encodable) -> [UInt8] {

@@ -143,9 +143,9 @@ extension ChatServer {
             return EventJSON.failure(ref: nil, APIError.badRequest("malformed-frame", "a frame is one JSON object: \(error)"))
         }
         // The ref comes back as it was sent, when it is a string or a number.
-        let ref = fields["ref"].flatMap { bytes -> [UInt8]? in
+        let ref = fields["ref"].flatMap { bytes -> FrameRef? in
             guard let first = bytes.first, first == UInt8(ascii: "\"") || first == UInt8(ascii: "-") || (0x30...0x39).contains(first) else { return nil }
-            return bytes
+            return FrameRef(json: bytes)
         }
         do {
             let type = try Self.frame(FrameHeader.self, frame).type
@@ -153,7 +153,7 @@ extension ChatServer {
             switch type {
             case "send":
                 let send = try Self.frame(SendFrame.self, frame)
-                switch try await accept(send.envelope, from: member, in: send.conversation) {
+                switch try await accept(send.envelope.json, from: member, in: send.conversation) {
                 case .stored(let stored, _):
                     return EventJSON.answer("sent", ref: ref, StoredAnswer(message: RemoteMessage(stored)))
                 case .notStored(let id, let persistence):

@@ -12,6 +12,58 @@ public struct FrameHeader: Codable, Sendable, Hashable {
     public init(type: String) { self.type = type }
 }
 
+/// JSON text that must be one object, kept byte for byte: an envelope a client sends in a frame.
+public struct RawJSONObject: Codable, Sendable, Hashable {
+    /// The JSON text.
+    public var json: [UInt8]
+
+    /// An object whose JSON text is `json`.
+    public init(json: [UInt8]) { self.json = json }
+
+    /// Reads the value's JSON text as it came; a value that is not an object is refused.
+    public init(from decoder: any Decoder) throws {
+        json = try RawJSON(from: decoder).bytes
+        guard json.first == UInt8(ascii: "{") else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected an object"))
+        }
+    }
+
+    /// Writes the JSON text unchanged.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(RawJSON(json))
+    }
+}
+
+/// A client's reference for a frame it sends, as its JSON text (a string or a number): the answer echoes it as it
+/// came, so that the client matches the two.
+public struct FrameRef: Codable, Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    /// The JSON text.
+    public var json: [UInt8]
+
+    /// A reference whose JSON text is `json`.
+    public init(json: [UInt8]) { self.json = json }
+
+    /// A string reference, such as `"c-17"`.
+    public init(stringLiteral value: String) {
+        var writer = MissiveJSONWriter()
+        writer.string(value)
+        json = writer.bytes
+    }
+
+    /// A number reference, such as `18`.
+    public init(integerLiteral value: Int64) { json = Array(String(value).utf8) }
+
+    /// Reads the value's JSON text as it came (through the project's JSON reader).
+    public init(from decoder: any Decoder) throws { json = try RawJSON(from: decoder).bytes }
+
+    /// Writes the JSON text unchanged (through the project's JSON writer).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(RawJSON(json))
+    }
+}
+
 /// The first frame of a connection.
 public struct HelloEvent: WireType, Hashable {
     public static let wireName = "hello"
@@ -201,34 +253,16 @@ public struct TransientEvent: WireType, Hashable {
 public struct AnswerFrame<Result: Codable & Sendable>: Codable, Sendable {
     /// `sent`, `marked` or `reported`.
     public var type: String
-    /// The client's `ref`, as its JSON text (a string or a number), echoed as it was sent.
-    public var ref: [UInt8]
+    /// The client's `ref`, echoed as it was sent; `nil` (written `null`) when the frame had none.
+    public var ref: FrameRef?
     /// What the frame did.
     public var result: Result
 
     /// An answer with every field given.
-    public init(type: String, ref: [UInt8], result: Result) {
+    public init(type: String, ref: FrameRef?, result: Result) {
         self.type = type
         self.ref = ref
         self.result = result
-    }
-
-    private enum CodingKeys: String, CodingKey { case type, ref, result }
-
-    /// Reads the JSON.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            type: try container.decode(String.self, forKey: .type), ref: try container.decodeIfPresent(RawJSON.self, forKey: .ref)?.bytes ?? Array("null".utf8),
-            result: try container.decode(Result.self, forKey: .result))
-    }
-
-    /// Writes the JSON, the `ref` as it came.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(type, forKey: .type)
-        try container.encode(RawJSON(ref), forKey: .ref)
-        try container.encode(result, forKey: .result)
     }
 }
 
@@ -236,7 +270,7 @@ extension AnswerFrame: WireType where Result: WireType {
     /// All answers share one block, whose `result` is a ``RemoteReadState`` there.
     public static var wireName: String { "answer-frame" }
     /// A `marked` answer with the result's example.
-    public static var wireExample: AnswerFrame<Result> { AnswerFrame(type: "marked", ref: Array("18".utf8), result: Result.wireExample) }
+    public static var wireExample: AnswerFrame<Result> { AnswerFrame(type: "marked", ref: 18, result: Result.wireExample) }
 }
 
 /// A frame the server could not take, or whose request failed: the code and message the HTTP API would give.
@@ -244,36 +278,18 @@ public struct ErrorFrame: WireType, Hashable {
     public static let wireName = "error-frame"
     /// Always `error`.
     public var type = "error"
-    /// The client's `ref`, as its JSON text; `null` when the frame had none or could not be read.
-    public var ref: [UInt8]
+    /// The client's `ref`; `nil` (written `null`) when the frame had none or could not be read.
+    public var ref: FrameRef?
     /// What went wrong.
     public var error: WireError.Details
 
     /// An error frame with every field given.
-    public init(ref: [UInt8], error: WireError.Details) {
+    public init(ref: FrameRef?, error: WireError.Details) {
         self.ref = ref
         self.error = error
     }
 
-    private enum CodingKeys: String, CodingKey { case type, ref, error }
-
-    /// Reads the JSON.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            ref: try container.decodeIfPresent(RawJSON.self, forKey: .ref)?.bytes ?? Array("null".utf8),
-            error: try container.decode(WireError.Details.self, forKey: .error))
-    }
-
-    /// Writes the JSON, the `ref` as it came.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(type, forKey: .type)
-        try container.encode(RawJSON(ref), forKey: .ref)
-        try container.encode(error, forKey: .error)
-    }
-
-    public static let wireExample = ErrorFrame(ref: Array("18".utf8), error: .init(code: "rate-limited", message: "too many requests", retryAfter: 1))
+    public static let wireExample = ErrorFrame(ref: 18, error: .init(code: "rate-limited", message: "too many requests", retryAfter: 1))
 }
 
 /// A client's frame that sends an envelope, exactly as `POST …/messages` takes it; answered by a `sent` frame.
@@ -284,38 +300,19 @@ public struct SendFrame: WireType, Hashable {
     /// The conversation.
     public var conversation: String
     /// The envelope's JSON, sent as it is.
-    public var envelope: [UInt8]
-    /// The client's reference, as JSON text (a string or a number), echoed in the answer.
-    public var ref: [UInt8]
+    public var envelope: RawJSONObject
+    /// The client's reference, echoed in the answer.
+    public var ref: FrameRef?
 
     /// A frame with every field given.
-    public init(conversation: String, envelope: [UInt8], ref: [UInt8]) {
+    public init(conversation: String, envelope: RawJSONObject, ref: FrameRef?) {
         self.conversation = conversation
         self.envelope = envelope
         self.ref = ref
     }
 
-    private enum CodingKeys: String, CodingKey { case type, conversation, envelope, ref }
-
-    /// Reads the JSON.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            conversation: try container.decode(String.self, forKey: .conversation), envelope: try container.decode(RawJSON.self, forKey: .envelope).bytes,
-            ref: try container.decodeIfPresent(RawJSON.self, forKey: .ref)?.bytes ?? Array("null".utf8))
-    }
-
-    /// Writes the JSON.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(type, forKey: .type)
-        try container.encode(conversation, forKey: .conversation)
-        try container.encode(RawJSON(envelope), forKey: .envelope)
-        try container.encode(RawJSON(ref), forKey: .ref)
-    }
-
     public static let wireExample = SendFrame(
-        conversation: "team", envelope: Array(#"{"objectName":"MS:Text","content":{"content":"hi"}}"#.utf8), ref: Array(#""c-17""#.utf8))
+        conversation: "team", envelope: RawJSONObject(json: Array(#"{"objectName":"MS:Text","content":{"content":"hi"}}"#.utf8)), ref: "c-17")
 }
 
 /// A client's frame that moves its read mark; answered by a `marked` frame.
@@ -327,36 +324,17 @@ public struct ReadFrame: WireType, Hashable {
     public var conversation: String
     /// The newest message read.
     public var upTo: String
-    /// The client's reference, as JSON text.
-    public var ref: [UInt8]
+    /// The client's reference, echoed in the answer.
+    public var ref: FrameRef?
 
     /// A frame with every field given.
-    public init(conversation: String, upTo: String, ref: [UInt8]) {
+    public init(conversation: String, upTo: String, ref: FrameRef?) {
         self.conversation = conversation
         self.upTo = upTo
         self.ref = ref
     }
 
-    private enum CodingKeys: String, CodingKey { case type, conversation, upTo, ref }
-
-    /// Reads the JSON.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            conversation: try container.decode(String.self, forKey: .conversation), upTo: try container.decode(String.self, forKey: .upTo),
-            ref: try container.decodeIfPresent(RawJSON.self, forKey: .ref)?.bytes ?? Array("null".utf8))
-    }
-
-    /// Writes the JSON.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(type, forKey: .type)
-        try container.encode(conversation, forKey: .conversation)
-        try container.encode(upTo, forKey: .upTo)
-        try container.encode(RawJSON(ref), forKey: .ref)
-    }
-
-    public static let wireExample = ReadFrame(conversation: "team", upTo: "m-8", ref: Array("18".utf8))
+    public static let wireExample = ReadFrame(conversation: "team", upTo: "m-8", ref: 18)
 }
 
 /// A client's frame that reports the types it draws; answered by a `reported` frame.
@@ -364,34 +342,16 @@ public struct TypesFrame: WireType, Hashable {
     public static let wireName = "types-frame"
     /// Always `types`.
     public var type = "types"
-    /// The client's reference, as JSON text.
-    public var ref: [UInt8]
+    /// The client's reference, echoed in the answer.
+    public var ref: FrameRef?
     /// The types.
     public var types: [ReportedType]
 
     /// A frame with every field given.
-    public init(ref: [UInt8], types: [ReportedType]) {
+    public init(ref: FrameRef?, types: [ReportedType]) {
         self.ref = ref
         self.types = types
     }
 
-    private enum CodingKeys: String, CodingKey { case type, ref, types }
-
-    /// Reads the JSON.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            ref: try container.decodeIfPresent(RawJSON.self, forKey: .ref)?.bytes ?? Array("null".utf8),
-            types: try container.decode([ReportedType].self, forKey: .types))
-    }
-
-    /// Writes the JSON.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(type, forKey: .type)
-        try container.encode(RawJSON(ref), forKey: .ref)
-        try container.encode(types, forKey: .types)
-    }
-
-    public static let wireExample = TypesFrame(ref: Array("19".utf8), types: [.wireExample])
+    public static let wireExample = TypesFrame(ref: 19, types: [.wireExample])
 }

@@ -64,8 +64,13 @@ import Testing
         }
     }
 
-    /// The JSON of a type's example, as the server writes it.
-    static func example(_ type: any WireType.Type) throws -> Any { try parsed(String(decoding: type.wireExample.encoded(), as: UTF8.self)) }
+    /// The JSON of a type's example, as the server writes it (an encoding that fails fails the test, rather than
+    /// being written as the `{}` that ``WireType/encoded()`` falls back to).
+    static func example(_ type: any WireType.Type) throws -> Any {
+        let bytes = try JSONWriterEncoder.encode(type.wireExample)
+        #expect(bytes == type.wireExample.encoded())
+        return try parsed(String(decoding: bytes, as: UTF8.self))
+    }
 
     @Test func everyTypeHasABlockAndEveryBlockAType() throws {
         let blocks = try Self.documentedBlocks()
