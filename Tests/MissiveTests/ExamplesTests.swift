@@ -5,7 +5,8 @@ import Testing
 
 /// The README's code is the code of `Examples/`, and the examples build and run as the README says: a
 /// plugin package (`Examples/AcmeMessages`) and a host (`Examples/ChatHost`), each depending on Missive by
-/// its published URL, resolved here to a snapshot of this checkout tagged with the current version.
+/// its published URL, resolved here to a snapshot of this checkout tagged with the current version
+/// (Scripts/examples.sh).
 @Suite struct ExamplesTests {
     /// A fenced Swift block of a Markdown file, and the file it says it shows.
     struct Snippet {
@@ -78,18 +79,17 @@ import Testing
     static let packageURL = "https://github.com/missive-chat/missive"
 
     // The limit guards against a hang. The examples build in the idle scheduling class, on what the other tests leave
-    // of the processor, so this test ends after most of the others: on 2 cores, 20 to 25 minutes after the run starts.
+    // of the processor, so this test ends after most of the others; CI starts the same build beside `swift test`
+    // (Scripts/examples.sh --build), so that most of it is done by then.
     @Test(SanitizerRun.timeLimit(minutes: 40))
     func thePluginAndTheHostExamplesBuildTestAndRunAsTheReadmeShows() async throws {
-        let work = try Fixtures.temporaryDirectory()
-        let snapshot = try await Self.snapshot(into: work + "/missive")
+        // The packages in .build/examples, depending on a snapshot of this checkout by Missive's URL (the script says
+        // how), where an earlier run's or CI's build of them is found up to date.
+        let prepare = try await Fixtures.run("/usr/bin/env", ["bash", Fixtures.repositoryRoot + "/Scripts/examples.sh"], directory: Fixtures.repositoryRoot, priority: .immediate)
+        try #require(prepare.status == 0, "Scripts/examples.sh: \(prepare.stderr)")
+        let work = prepare.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let configuration = work + "/swiftpm-configuration"
-        try FileManager.default.createDirectory(atPath: configuration, withIntermediateDirectories: true)
-        let mirrors = #"{"object":[{"mirror":"file://\#(snapshot)","original":"\#(Self.packageURL)"}],"version":1}"#
-        try Data(mirrors.utf8).write(to: URL(fileURLWithPath: configuration + "/mirrors.json"))
-        for example in ["AcmeMessages", "ChatHost"] {
-            try FileManager.default.copyItem(atPath: Fixtures.repositoryRoot + "/Examples/" + example, toPath: work + "/" + example)
-        }
+        let scratch = try Fixtures.temporaryDirectory()
         func swift(_ arguments: [String], in package: String, environment: [String: String] = [:]) async throws -> Fixtures.Run {
             // Right after the subcommand: after a command plugin's name, options go to the plugin.
             let run = try await Fixtures.run(
@@ -117,8 +117,8 @@ import Testing
         // Installing it with the `missive` command. The README runs it with `swift run missive install` in the
         // plugin's package, which builds this checkout's `missive` once more (five minutes of the suite); the
         // test runs the one the suite built from the same source.
-        let home = work + "/home"
-        let environment = ["XDG_DATA_HOME": home, PluginSearchPath.systemDirectoryVariable: work + "/system"]
+        let home = scratch + "/home"
+        let environment = ["XDG_DATA_HOME": home, PluginSearchPath.systemDirectoryVariable: scratch + "/system"]
         let install = try await Fixtures.run(
             Fixtures.buildDirectory + "/missive", ["install", plugin], directory: work + "/AcmeMessages",
             environment: environment.merging(Fixtures.missiveEnvironment(journal: Fixtures.scratchPath("crashes"))) { own, _ in own })
@@ -141,9 +141,9 @@ import Testing
         _ = try await swift(["build", "--scratch-path", shared] + SanitizerRun.buildFlags, in: "ChatHost")
         let notice = #"{"id":"n1","conversationID":"team","senderID":"app","sentAt":1767225800000,"objectName":"chat:notice","content":{"text":"Frank joined"}}"#
         let conversation = try String(contentsOfFile: Fixtures.repositoryRoot + "/SampleData/conversation.jsonl", encoding: .utf8)
-        try Data((conversation + notice + "\n").utf8).write(to: URL(fileURLWithPath: work + "/input.jsonl"))
+        try Data((conversation + notice + "\n").utf8).write(to: URL(fileURLWithPath: scratch + "/input.jsonl"))
         let host = try await Fixtures.run(
-            shared + "/debug/chat-host", [work + "/input.jsonl"], directory: work,
+            shared + "/debug/chat-host", [scratch + "/input.jsonl"], directory: scratch,
             environment: environment.merging([PluginSearchPath.environmentVariable: Fixtures.buildDirectory]) { $1 })
         #expect(host.status == 0, "\(host.stderr)")
         // The installed plugin decodes the order that hosts without it keep as unknown.
@@ -162,25 +162,5 @@ import Testing
         #expect(host.stdout.contains("type acme:receipt is not installed"))
         // The sample plugins in the build folder, and the one installed above.
         #expect(host.stderr.contains("ready: \(Fixtures.samplePlugins.count + 1) plugins loaded, 0 deferred, 0 refused"), "\(host.stderr)")
-    }
-
-    /// A git repository at `path` holding this checkout's files (not its build folders), committed and
-    /// tagged with the current version, so that `from: "0.7.0"` resolves to the code under test.
-    static func snapshot(into path: String) async throws -> String {
-        let manager = FileManager.default
-        try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let root = Fixtures.repositoryRoot
-        for name in try manager.contentsOfDirectory(atPath: root)
-        where !name.hasPrefix(".build") && ![".git", ".swiftpm", "Examples", "Benchmarks"].contains(name) {
-            try manager.copyItem(atPath: root + "/" + name, toPath: path + "/" + name)
-        }
-        for arguments in [["init", "-q"], ["add", "-A"], ["-c", "user.name=Missive Tests", "-c", "user.email=tests@missive.invalid", "commit", "-q", "-m", "snapshot"],
-                          ["tag", MissiveVersion.string]] {
-            // At once, outside the child slots: the example builds that follow run at the lowest priority beside the
-            // other tests, and should not first wait minutes behind every test that asked for a slot earlier.
-            let run = try await Fixtures.run("/usr/bin/env", ["git"] + arguments, directory: path, priority: .immediate)
-            try #require(run.status == 0, "git \(arguments.joined(separator: " ")): \(run.stderr)")
-        }
-        return path
     }
 }
