@@ -12,23 +12,19 @@ public struct FrameHeader: Codable, Sendable, Hashable {
     public init(type: String) { self.type = type }
 }
 
-/// JSON text that must be one object, kept byte for byte: an envelope a client sends in a frame.
-public struct RawJSONObject: Codable, Sendable, Hashable {
+/// JSON text kept byte for byte: the envelope a client sends in a `send` frame, which the server reads as it reads
+/// the body of `POST …/messages` (so that one that is not an object is refused the same way, `malformed-envelope`).
+public struct RawJSONText: Codable, Sendable, Hashable {
     /// The JSON text.
     public var json: [UInt8]
 
-    /// An object whose JSON text is `json`.
+    /// A value whose JSON text is `json`.
     public init(json: [UInt8]) { self.json = json }
 
-    /// Reads the value's JSON text as it came; a value that is not an object is refused.
-    public init(from decoder: any Decoder) throws {
-        json = try RawJSON(from: decoder).bytes
-        guard json.first == UInt8(ascii: "{") else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected an object"))
-        }
-    }
+    /// Reads the value's JSON text as it came (through the project's JSON reader).
+    public init(from decoder: any Decoder) throws { json = try RawJSON(from: decoder).bytes }
 
-    /// Writes the JSON text unchanged.
+    /// Writes the JSON text unchanged (through the project's JSON writer).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(RawJSON(json))
@@ -300,19 +296,19 @@ public struct SendFrame: WireType, Hashable {
     /// The conversation.
     public var conversation: String
     /// The envelope's JSON, sent as it is.
-    public var envelope: RawJSONObject
+    public var envelope: RawJSONText
     /// The client's reference, echoed in the answer.
     public var ref: FrameRef?
 
     /// A frame with every field given.
-    public init(conversation: String, envelope: RawJSONObject, ref: FrameRef?) {
+    public init(conversation: String, envelope: RawJSONText, ref: FrameRef?) {
         self.conversation = conversation
         self.envelope = envelope
         self.ref = ref
     }
 
     public static let wireExample = SendFrame(
-        conversation: "team", envelope: RawJSONObject(json: Array(#"{"objectName":"MS:Text","content":{"content":"hi"}}"#.utf8)), ref: "c-17")
+        conversation: "team", envelope: RawJSONText(json: Array(#"{"objectName":"MS:Text","content":{"content":"hi"}}"#.utf8)), ref: "c-17")
 }
 
 /// A client's frame that moves its read mark; answered by a `marked` frame.
