@@ -45,9 +45,15 @@ if [[ $(git -C "$work/missive" rev-parse HEAD 2>/dev/null || true) != $(git -C "
     mv "$fresh" "$work/missive"
 fi
 
-# The example packages, over what is there (their build folders stay).
+# The example packages, over what is there: a file is copied only when it differs, so that a build of them that is
+# running (CI's, beside the test's) is not disturbed and finds its inputs unchanged; their build folders stay.
 for example in AcmeMessages ChatHost; do
-    tar -C "$root/Examples" --exclude="$example/.build" -cf - "$example" | tar -C "$work" -xf -
+    (cd "$root/Examples" && find "$example" -path "$example/.build" -prune -o -type f -print) | while IFS= read -r file; do
+        if ! cmp -s "$root/Examples/$file" "$work/$file"; then
+            mkdir -p "$(dirname "$work/$file")"
+            cp -p "$root/Examples/$file" "$work/$file"
+        fi
+    done
 done
 mkdir -p "$work/swiftpm-configuration"
 printf '{"object":[{"mirror":"file://%s","original":"%s"}],"version":1}\n' "$work/missive" "$url" >"$work/swiftpm-configuration/mirrors.json"
