@@ -213,11 +213,7 @@ public struct ChatServer: Sendable {
     /// The request's body read as the wire type `T`, at most `limit` bytes: `malformed-json` when it is not JSON,
     /// `malformed-request` (naming the member at fault) when it is not a `T`.
     static func wireBody<T: WireType>(_ type: T.Type, _ request: Request, limit: Int) async throws -> T {
-        try wireValue(type, from: try await bodyBytes(request, limit: limit))
-    }
-
-    /// `bytes` read as the wire type `T`, refused as ``wireBody(_:_:limit:)`` refuses a body.
-    static func wireValue<T: WireType>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        let bytes = try await bodyBytes(request, limit: limit)
         if let problem = JSONScanner.problem(in: bytes) { throw APIError.badRequest("malformed-json", "the body is not JSON: \(problem)") }
         do throws(WireDecodingError) {
             return try T.decoded(from: bytes)

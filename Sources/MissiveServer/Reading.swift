@@ -20,9 +20,8 @@ extension ChatServer {
         }
         routes.post("conversations/:conversation/read") { request, context in
             let id = try Self.pathParameter(context, "conversation")
-            let body = try await Self.jsonBody(request, limit: configuration.limits.maxRequestBytes)
-            guard case .string(let upTo)? = body["upTo"] else { throw APIError.badRequest("malformed-request", "the body needs \"upTo\", a message id") }
-            return JSONResponse.make(try await markRead(member: context.member, conversation: id, upTo: upTo))
+            let body = try await Self.wireBody(ReadMarkRequest.self, request, limit: configuration.limits.maxRequestBytes)
+            return JSONResponse.make(try await markRead(member: context.member, conversation: id, upTo: body.upTo))
         }
         routes.get("search") { request, context in
             try await search(request, member: context.member)

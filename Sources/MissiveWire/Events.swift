@@ -12,19 +12,30 @@ public struct FrameHeader: Codable, Sendable, Hashable {
     public init(type: String) { self.type = type }
 }
 
-/// JSON text kept byte for byte: the envelope a client sends in a `send` frame, which the server reads as it reads
-/// the body of `POST …/messages` (so that one that is not an object is refused the same way, `malformed-envelope`).
-public struct RawJSONText: Codable, Sendable, Hashable {
+/// JSON text kept byte for byte, read and written unchanged through the project's JSON reader and writer: the
+/// envelope a client sends in a `send` frame (which the server reads as it reads the body of `POST …/messages`, so
+/// that one that is not an object is refused the same way, `malformed-envelope`), and a frame's ``FrameRef``.
+public struct RawJSONText: Codable, Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
     /// The JSON text.
     public var json: [UInt8]
 
     /// A value whose JSON text is `json`.
     public init(json: [UInt8]) { self.json = json }
 
-    /// Reads the value's JSON text as it came (through the project's JSON reader).
+    /// A JSON string, such as `"c-17"`.
+    public init(stringLiteral value: String) {
+        var writer = MissiveJSONWriter()
+        writer.string(value)
+        json = writer.bytes
+    }
+
+    /// A JSON number, such as `18`.
+    public init(integerLiteral value: Int64) { json = Array(String(value).utf8) }
+
+    /// Reads the value's JSON text as it came.
     public init(from decoder: any Decoder) throws { json = try RawJSON(from: decoder).bytes }
 
-    /// Writes the JSON text unchanged (through the project's JSON writer).
+    /// Writes the JSON text unchanged.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(RawJSON(json))
@@ -33,32 +44,7 @@ public struct RawJSONText: Codable, Sendable, Hashable {
 
 /// A client's reference for a frame it sends, as its JSON text (a string or a number): the answer echoes it as it
 /// came, so that the client matches the two.
-public struct FrameRef: Codable, Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
-    /// The JSON text.
-    public var json: [UInt8]
-
-    /// A reference whose JSON text is `json`.
-    public init(json: [UInt8]) { self.json = json }
-
-    /// A string reference, such as `"c-17"`.
-    public init(stringLiteral value: String) {
-        var writer = MissiveJSONWriter()
-        writer.string(value)
-        json = writer.bytes
-    }
-
-    /// A number reference, such as `18`.
-    public init(integerLiteral value: Int64) { json = Array(String(value).utf8) }
-
-    /// Reads the value's JSON text as it came (through the project's JSON reader).
-    public init(from decoder: any Decoder) throws { json = try RawJSON(from: decoder).bytes }
-
-    /// Writes the JSON text unchanged (through the project's JSON writer).
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(RawJSON(json))
-    }
-}
+public typealias FrameRef = RawJSONText
 
 /// The first frame of a connection.
 public struct HelloEvent: WireType, Hashable {
@@ -222,13 +208,9 @@ public struct TransientEvent: WireType, Hashable {
     /// Reads the JSON; `envelope` must be an object, kept as its bytes.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let envelope = try container.decode(RawJSON.self, forKey: .envelope)
-        guard envelope.bytes.first == UInt8(ascii: "{") else {
-            throw DecodingError.dataCorruptedError(forKey: .envelope, in: container, debugDescription: "the envelope is not a JSON object")
-        }
         self.init(
             conversation: try container.decode(String.self, forKey: .conversation), persistence: try container.decodePersistence(forKey: .persistence),
-            envelope: envelope.bytes)
+            envelope: try container.decodeEnvelope(forKey: .envelope))
     }
 
     /// Writes the JSON, the envelope spliced in unchanged.

@@ -70,10 +70,7 @@ public struct RemoteMessage: WireType, Hashable {
     /// Reads the JSON; `envelope` must be an object, kept as its bytes.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let envelope = try container.decode(RawJSON.self, forKey: .envelope)
-        guard envelope.bytes.first == UInt8(ascii: "{") else {
-            throw DecodingError.dataCorruptedError(forKey: .envelope, in: container, debugDescription: "the envelope is not a JSON object")
-        }
+        let envelope = try container.decodeEnvelope(forKey: .envelope)
         self.init(
             id: try container.decode(String.self, forKey: .id), conversationID: try container.decode(String.self, forKey: .conversationID),
             senderID: try container.decode(String.self, forKey: .senderID), sentAt: try container.decode(Int64.self, forKey: .sentAt),
@@ -87,7 +84,7 @@ public struct RemoteMessage: WireType, Hashable {
             parentID: try container.decodeIfPresent(String.self, forKey: .parentID),
             threadRootID: try container.decodeIfPresent(String.self, forKey: .threadRootID),
             replyCount: try container.decodeIfPresent(Int.self, forKey: .replyCount) ?? 0,
-            reason: try container.decodeIfPresent(String.self, forKey: .reason), envelope: envelope.bytes)
+            reason: try container.decodeIfPresent(String.self, forKey: .reason), envelope: envelope)
     }
 
     /// Writes the JSON, the envelope spliced in unchanged (only the project's JSON writer can).
@@ -139,6 +136,15 @@ struct WirePersistence: Codable, Sendable {
 }
 
 extension KeyedDecodingContainer {
+    /// The envelope under `key`, which must be a JSON object: its bytes as they came.
+    func decodeEnvelope(forKey key: Key) throws -> [UInt8] {
+        let envelope = try decode(RawJSON.self, forKey: key).bytes
+        guard envelope.first == UInt8(ascii: "{") else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "the envelope is not a JSON object")
+        }
+        return envelope
+    }
+
     /// The persistence flag under `key`, written `{"name", "value"}`.
     func decodePersistence(forKey key: Key) throws -> Persistence {
         try decode(WirePersistence.self, forKey: key).flag
