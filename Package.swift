@@ -289,7 +289,8 @@ let package = Package(
             name: "ChatService",
             dependencies: [
                 "Missive", "MissiveServer", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/ChatService/Sources/ChatService"
         ),

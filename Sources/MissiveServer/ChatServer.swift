@@ -110,11 +110,7 @@ public struct ChatServer: Sendable {
         let router = buildRouter()
         let application = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: router,
-                configuration: .init(
-                    http1: .init(idleTimeout: .seconds(60)),
-                    ws: .init(maxFrameSize: configuration.limits.maxRequestBytes, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(5)))),
+            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: httpServerConfiguration),
             configuration: .init(address: .hostname(host, port: port), serverName: "missive"),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? port) },
             logger: logger)
@@ -125,6 +121,24 @@ public struct ChatServer: Sendable {
         group.maximumGracefulShutdownDuration = .seconds(30)
         defer { Task { [store] in await store.close() } }
         try await ServiceGroup(configuration: group).run()
+    }
+
+    /// How the HTTP server under the routes is set up, the same for ``run(stopsOnSignals:onListening:)`` and for a
+    /// host that mounts the routes (``routes(context:)``) into its own application, which passes it on:
+    /// `server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: chat.httpServerConfiguration)`.
+    ///
+    /// - A connection idle for a minute is closed.
+    /// - An event-stream frame may be as large as a request body (``ServerLimits/maxRequestBytes``); a larger one
+    ///   closes the connection with 1009.
+    /// - A text frame that is not UTF-8 closes the connection with 1007, as RFC 6455 asks, rather than reaching the
+    ///   server with its bad bytes replaced.
+    /// - The server pings each event stream every 30 s, and gives a closing client 5 s to answer the close.
+    public var httpServerConfiguration: HTTP1WebSocketUpgradeChannel.Configuration {
+        .init(
+            http1: .init(idleTimeout: .seconds(60)),
+            ws: .init(
+                maxFrameSize: configuration.limits.maxRequestBytes, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(5),
+                validateUTF8: true))
     }
 
     /// The services the server's routes need running beside them: the feed that reaches the event streams, the

@@ -9,9 +9,8 @@ import MissiveWire
 
 extension ChatServer {
     /// `missive serve`'s router: Missive's routes (``routes(context:)``) and nothing else, in
-    /// ``MissiveServerContext``.
-    ///
-    /// Hummingbird answers a path no route takes with `404`; Missive's error body is on Missive's routes only.
+    /// ``MissiveServerContext``. A path no route takes, or a method its path does not have, is answered with
+    /// `not-found` in Missive's error shape, with its security headers.
     public func buildRouter() -> Router<MissiveServerContext> {
         let router = Router(context: MissiveServerContext.self)
         // On the router too, so that a path no route takes is answered with the same error shape and headers.
@@ -30,6 +29,10 @@ extension ChatServer {
     /// - run ``services`` in its application (the event feed, pushes, the plugin-failure writer);
     /// - serve with `.http1WebSocketUpgrade(webSocketRouter: router)`, for the event stream at `/api/v1/events`.
     ///
+    /// A request that no route of the collection takes never reaches it: the host's router answers it. Add
+    /// ``unmatchedAPIRequests(context:)`` to the host's router so that one under `/api/v1` is answered as
+    /// `missive serve` answers it.
+    ///
     /// The areas are collections of their own: conversations and the member (`me`, type reports), messages (sending,
     /// history, read marks, search), actions, media, the event stream, and the web page.
     public func routes<Context: MissiveRequestContext>(context: Context.Type = Context.self) -> RouteCollection<Context> {
@@ -47,6 +50,17 @@ extension ChatServer {
         members.addRoutes(actionRoutes(context: Context.self))
         members.addRoutes(mediaRoutes(context: Context.self))
         return routes
+    }
+
+    /// Middleware for a host's router that mounts ``routes(context:)``: a request under `/api/v1` that no route
+    /// takes (a path that is no endpoint, or a method its path does not have) is answered as `missive serve`
+    /// answers it, `404` with the `not-found` code in Missive's error shape and its security headers, so that a
+    /// client of the API meets one contract whoever serves it. Any other request passes through untouched, and
+    /// the host's own routes keep their own answers.
+    ///
+    /// `router.add(middleware: chat.unmatchedAPIRequests(context: AppContext.self))`, before the routes.
+    public func unmatchedAPIRequests<Context: RequestContext>(context: Context.Type = Context.self) -> some RouterMiddleware<Context> {
+        UnmatchedAPIRequests<Context>()
     }
 
     /// `GET /api/v1/me`, the member's conversations (`GET`/`POST /api/v1/conversations`, `GET …/{id}`), and its type
@@ -96,5 +110,15 @@ struct ErrorsAndHeaders<Context: RequestContext>: RouterMiddleware {
         response.headers[.init("X-Frame-Options")!] = "DENY"
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         return response
+    }
+}
+
+/// A host router's answer, in Missive's shape, to a request under `/api/v1` that no route takes
+/// (``ChatServer/unmatchedAPIRequests(context:)``).
+struct UnmatchedAPIRequests<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        guard path == "/api/v1" || path.hasPrefix("/api/v1/") else { return try await next(request, context) }
+        return try await ErrorsAndHeaders<Context>().handle(request, context: context, next: next)
     }
 }

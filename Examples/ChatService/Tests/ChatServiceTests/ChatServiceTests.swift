@@ -44,5 +44,18 @@ import Testing
             #expect(response.status == .ok)
             #expect(String(buffer: response.body).contains(#""content":{"content":"hello"}"#))
         }
+        // A path of the API that is no endpoint, or a method its path does not have: the chat's not-found...
+        for (uri, method) in [("/api/v1/nope", HTTPRequest.Method.get), ("/api/v1/conversations/team/read", .get)] {
+            try await client.execute(uri: uri, method: method, headers: bearer) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).contains(#""code":"not-found""#), "\(uri)")
+                #expect(response.headers[.xContentTypeOptions] == "nosniff")
+            }
+        }
+        // ...while the app's own paths keep Hummingbird's answer.
+        try await client.execute(uri: "/shop/nope", method: .get) { response in
+            #expect(response.status == .notFound)
+            #expect(!String(buffer: response.body).contains("not-found"))
+        }
     }
 }
