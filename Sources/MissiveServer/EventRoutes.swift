@@ -142,10 +142,13 @@ extension ChatServer {
         } catch {
             return EventJSON.failure(ref: nil, APIError.badRequest("malformed-frame", "a frame is one JSON object: \(error)"))
         }
-        // The ref comes back as it was sent, when it is a string or a number.
-        let ref = fields["ref"].flatMap { bytes -> FrameRef? in
-            guard let first = bytes.first, first == UInt8(ascii: "\"") || first == UInt8(ascii: "-") || (0x30...0x39).contains(first) else { return nil }
-            return FrameRef(json: bytes)
+        // The ref comes back as it was sent: a string or a number; any other value is refused, with no ref.
+        var ref: FrameRef?
+        if let bytes = fields["ref"] {
+            guard let first = bytes.first, first == UInt8(ascii: "\"") || first == UInt8(ascii: "-") || (0x30...0x39).contains(first) else {
+                return EventJSON.failure(ref: nil, APIError.badRequest("malformed-frame", "the frame's ref is not a string or a number"))
+            }
+            ref = FrameRef(json: bytes)
         }
         do {
             let type = try Self.frame(FrameHeader.self, frame).type
@@ -178,7 +181,11 @@ extension ChatServer {
         try frame.withUnsafeBufferPointer { buffer throws(MissiveJSONError) in
             var found: [String: [UInt8]] = [:]
             var scanner = JSONScanner(buffer, validatingUTF8: true)
-            try scanner.scanObject { (key, range) throws(MissiveJSONError) in found[key] = Array(buffer[range]) }
+            try scanner.scanObject { (key, range) throws(MissiveJSONError) in
+                guard found.updateValue(Array(buffer[range]), forKey: key) == nil else {
+                    throw MissiveJSONError(offset: range.lowerBound, message: "the member '\(key)' is given twice")
+                }
+            }
             return found
         }
     }

@@ -28,9 +28,17 @@ import Testing
         #expect(decoded.raw.bytes == raw.bytes)
     }
 
-    @Test func aRepeatedKeyGivesItsFirstValueAndUnknownKeysAreSkipped() throws {
-        let decoded = try JSONReaderDecoder.decode(Inner.self, from: Array(#"{"flag":true,"new":{"x":[1]},"flag":false,"words":[]}"#.utf8))
+    @Test func aRepeatedKeyIsRefusedAndUnknownKeysAreSkipped() throws {
+        let decoded = try JSONReaderDecoder.decode(Inner.self, from: Array(#"{"flag":true,"new":{"x":[1],"x":2},"words":[]}"#.utf8))
         #expect(decoded == Inner(flag: true, words: []))
+        // Readers differ on which of two values wins, so neither is taken: the error names the member.
+        do {
+            _ = try JSONReaderDecoder.decode([Inner].self, from: Array(#"[{"flag":true,"words":[],"flag":false}]"#.utf8))
+            Issue.record("a repeated member was read")
+        } catch {
+            #expect(JSONReaderDecoder.describe(error).contains("'flag' is given twice"), "\(JSONReaderDecoder.describe(error))")
+            #expect(JSONReaderDecoder.describe(error).contains("[0]"), "\(JSONReaderDecoder.describe(error))")
+        }
     }
 
     @Test func integersAreWholeNumbersTheTypeHolds() throws {

@@ -138,6 +138,8 @@ import Testing
         let cases: [(body: String, code: String)] = [
             ("{", "malformed-json"), (#"{"id":7}"#, "malformed-request"), (#"{"id":"-x"}"#, "invalid-conversation"),
             (#"{"id":"ok","members":["nobody"]}"#, "unknown-member"), (#"{"id":"ok","members":"bob"}"#, "malformed-request"), ("[]", "malformed-request"),
+            // Which of two values would win is up to the reader: neither is taken.
+            (#"{"id":"x6","id":"x7"}"#, "malformed-request"),
         ]
         for (body, code) in cases {
             let answer = try await running.request("POST", "/api/v1/conversations", token: alice, body: body)

@@ -194,6 +194,9 @@ import Testing
             (#"{"type":"send","conversation":"team","ref":3}"#, "malformed-frame"),
             (#"{"type":"send","conversation":"team","ref":4,"envelope":{"objectName":"x:note","content":{"a":1},"conversationID":"solo"}}"#, "conversation-mismatch"),
             (#"{"type":"read","conversation":"team","upTo":"nope","ref":5}"#, "unknown-message"),
+            // A member given twice, and a ref that cannot come back as it was sent.
+            (#"{"type":"read","conversation":"team","conversation":"solo","upTo":"w1","ref":6}"#, "malformed-frame"),
+            (#"{"type":"read","conversation":"team","upTo":"w1","ref":{"a":1}}"#, "malformed-frame"),
         ]
         for (frame, code) in bad {
             try await bob.send(frame)

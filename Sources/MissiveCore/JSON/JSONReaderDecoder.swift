@@ -111,18 +111,27 @@ private final class ValueDecoder: Decoder {
         guard firstByte == UInt8(ascii: "{") else { throw mismatch([String: Any].self, "an object") }
         var members: [String: Range<Int>] = [:]
         var order: [String] = []
+        var repeated: String?
         let start = bytes.startIndex
         do {
             try bytes.withUnsafeBufferPointer { buffer throws(MissiveJSONError) in
                 var scanner = JSONScanner(buffer)
                 try scanner.scanObject { (key, range) throws(MissiveJSONError) in
-                    guard members[key] == nil else { return }  // a repeated key: its first value
+                    guard members[key] == nil else {
+                        repeated = repeated ?? key
+                        return
+                    }
                     members[key] = (range.lowerBound + start)..<(range.upperBound + start)
                     order.append(key)
                 }
             }
         } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "\(error)"))
+        }
+        // A member given twice is refused, not read as its first or last value: readers differ on which wins, so
+        // the two sides of the wire could each act on another value.
+        if let repeated {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "the member '\(repeated)' is given twice"))
         }
         return KeyedDecodingContainer(ObjectContainer<Key>(decoder: self, members: members, order: order))
     }
