@@ -205,7 +205,10 @@ package final class LineReader {
     /// The next line, without its line feed; `nil` at the end.
     package func next() -> [UInt8]? {
         while true {
-            if let newline = buffer[start...].firstIndex(of: 0x0A) {
+            if let newline = buffer.withUnsafeBufferPointer({ bytes -> Int? in
+                guard start < bytes.count, let found = memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start) else { return nil }
+                return bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            }) {
                 defer { start = newline + 1 }
                 return Array(buffer[start..<newline])
             }
@@ -223,10 +226,14 @@ package final class LineReader {
     private func fill() {
         buffer.removeFirst(start)
         start = 0
-        let count = buffer.count
-        buffer += repeatElement(0, count: 65_536)
-        let read = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, 65_536) }
-        buffer.removeLast(65_536 - max(read, 0))
+        // Read into a block of its own and append what came: one copy, rather than growing the buffer by 64 KiB of
+        // zeros element by element and shrinking it back (which, unoptimized, cost a debug build's every run of a
+        // command tens of milliseconds).
+        let read = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65_536) { block in
+            let read = Glibc.read(descriptor, block.baseAddress!, 65_536)
+            if read > 0 { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: block[..<read])) }
+            return read
+        }
         if read == 0 { atEnd = true }
         if read < 0, errno != EINTR {
             failure = String(cString: strerror(errno))
