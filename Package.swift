@@ -150,12 +150,12 @@ let package = Package(
             swiftSettings: strictSwift
         ),
 
-        // The plugin SDK and its macros. The macros' expansions, as an ordinary library: what `MissiveMacrosTests`
-        // tests. No test target may depend on a macro target: SwiftPM would then build every test target, and all
-        // they depend on (the store, the server, NIO, both BoringSSLs...), a second time for the host
-        // (docs/TESTING.md).
-        .target(
-            name: "MissiveMacrosSupport",
+        // The plugin SDK and its macros: the compiler plugin with the macros' expansions. No test target may depend on
+        // it, nor may any other root target but the SDK: SwiftPM would then build every test target, and all they
+        // depend on (the store, the server, NIO, both BoringSSLs...), a second time for the host, or swift-syntax a
+        // second time, for the target (docs/TESTING.md). MissiveMacrosTests drives it through the compiler instead.
+        .macro(
+            name: "MissiveMacros",
             dependencies: [
                 // For the Swift compiler version the plugin records in its metadata.
                 "MissiveCore",
@@ -163,16 +163,6 @@ let package = Package(
                 .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        // The compiler plugin: the macro types `#externalMacro` names, each handing on to its expansion.
-        .macro(
-            name: "MissiveMacros",
-            dependencies: [
-                "MissiveMacrosSupport",
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ],
             swiftSettings: strictSwift
@@ -258,16 +248,9 @@ let package = Package(
             swiftSettings: strictSwift),
         // JSON, text hygiene, names: the protocols' module alone.
         .testTarget(name: "MissiveCoreTests", dependencies: ["MissiveCore"], swiftSettings: strictSwift),
-        // Macro expansion: the only tests that link swift-syntax. They test MissiveMacrosSupport, not the macro target
-        // (above).
-        .testTarget(
-            name: "MissiveMacrosTests",
-            dependencies: [
-                "MissiveCore", "MissiveMacrosSupport",
-                .product(name: "SwiftParser", package: "swift-syntax"), .product(name: "SwiftSyntax", package: "swift-syntax"),
-            ],
-            swiftSettings: strictSwift
-        ),
+        // The macros, through the Swift compiler with the built macro plugin (its errors and printed expansions), so
+        // that no test target links swift-syntax: that would build it a second time, for the target (docs/TESTING.md).
+        .testTarget(name: "MissiveMacrosTests", dependencies: ["MissiveTestSupport"], swiftSettings: strictSwift),
         // The plugin kit: generated coding, and Swift actions called in process as the host calls them.
         .testTarget(name: "MissivePluginKitTests", dependencies: ["MissivePluginKit", "Missive", "CMissivePlugin"], swiftSettings: strictSwift),
         // The host: registry, envelope, loader, metadata cache, actions, quarantine, on the real `.so` files.

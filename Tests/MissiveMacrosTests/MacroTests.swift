@@ -1,131 +1,126 @@
-import MissiveCore
-import SwiftParser
-import SwiftSyntax
+import Foundation
 import Testing
-
-@testable import MissiveMacrosSupport
 
 /// The SDK's macros refuse, while compiling, the names a host would refuse at load time.
 @Suite struct MacroTests {
-    /// The first attribute of `source`, a type declaration carrying `@MissiveMessage(...)`.
-    static func attribute(_ source: String) throws -> AttributeSyntax {
-        let file = Parser.parse(source: source)
-        let declaration = try #require(file.statements.first?.item.as(StructDeclSyntax.self))
-        return try #require(declaration.attributes.first?.as(AttributeSyntax.self))
+    @Test func validNamesExpand() async throws {
+        let outcome = try await MacroCompilation.typecheck(
+            MacroCompilation.messageType(#"@MissiveMessage("acme:order", businessID: "order", persistence: .counted)"#)
+                + MacroCompilation.messageType(#"@MissiveMessage("acme:typing", persistence: .status)"#, name: "B"))
+        #expect(outcome.errors.isEmpty, "\(outcome.errors)")
+        #expect(outcome.records.contains(#"{"record":"type","objectName":"acme:order","businessID":"order","persistence":3,"flags":0}"#), "\(outcome.records)")
+        #expect(outcome.records.contains { $0.hasPrefix(#"{"record":"type","objectName":"acme:typing","#) }, "\(outcome.records)")
     }
 
-    static func problem(_ source: String) throws -> String? {
-        do {
-            _ = try MissiveMessageMacro.declared(try attribute(source))
-            return nil
-        } catch let error as MacroUsageError {
-            return error.description
+    @Test func badOrReservedNamesAreCompileErrors() async throws {
+        let cases: [(attribute: String, error: String)] = [
+            (#"@MissiveMessage("MS:vote", persistence: .counted)"#, "objectName 'MS:vote' uses the prefix 'MS:', reserved for Missive's built-in types"),
+            (#"@MissiveMessage("trial vote!", persistence: .counted)"#, "'trial vote!'"),
+            (#"@MissiveMessage("acme:vote", businessID: "MS_vote", persistence: .counted)"#, "businessID 'MS_vote' uses a prefix reserved for Missive"),
+            (#"@MissiveMessage("acme:vote", businessID: "a:b", persistence: .counted)"#, "'a:b'"),
+            (#"@MissiveMessage(name, persistence: .counted)"#, "the objectName must be a string literal"),
+        ]
+        let (errors, outcome) = try await MacroCompilation.errorsOfEach(
+            cases.enumerated().map { MacroCompilation.messageType($0.element.attribute, name: "A\($0.offset)") }, prelude: "let name = \"acme:x\"\n")
+        for (index, expected) in cases.enumerated() {
+            #expect(errors[index].contains { $0.contains(expected.error) }, "\(expected.attribute): \(errors[index])")
         }
-    }
-
-    @Test func validNamesExpand() throws {
-        #expect(try Self.problem(#"@MissiveMessage("acme:order", businessID: "order", persistence: .counted) struct A {}"#) == nil)
-        #expect(try Self.problem(#"@MissiveMessage("acme:typing", persistence: .status) struct A {}"#) == nil)
-    }
-
-    @Test func badOrReservedNamesAreCompileErrors() throws {
-        #expect(try Self.problem(#"@MissiveMessage("MS:vote", persistence: .counted) struct A {}"#)
-            == "objectName 'MS:vote' uses the prefix 'MS:', reserved for Missive's built-in types")
-        #expect(try Self.problem(#"@MissiveMessage("trial vote!", persistence: .counted) struct A {}"#)?.contains("'trial vote!'") == true)
-        #expect(try Self.problem(#"@MissiveMessage("acme:vote", businessID: "MS_vote", persistence: .counted) struct A {}"#)
-            == "businessID 'MS_vote' uses a prefix reserved for Missive")
-        #expect(try Self.problem(#"@MissiveMessage("acme:vote", businessID: "a:b", persistence: .counted) struct A {}"#) != nil)
-        #expect(try Self.problem(#"@MissiveMessage(name, persistence: .counted) struct A {}"#) == "the objectName must be a string literal")
+        #expect(outcome.records.allSatisfy { !$0.contains(#""record":"type""#) }, "a refused type wrote its record: \(outcome.records)")
     }
 }
 
 /// `@MissiveAction`: the signature, the kind and what it yields come from the method's declaration, and a
 /// method the host could not call is a compile error.
 @Suite struct ActionMacroTests {
-    /// The declaration of the first method of `source`, a struct `Poll` holding one `@MissiveAction` method.
-    static func declaration(_ source: String) throws -> ActionDeclaration {
-        let file = Parser.parse(source: "struct Poll {\n\(source)\n}")
-        let type = try #require(file.statements.first?.item.as(StructDeclSyntax.self))
-        let (attribute, function) = try #require(ActionDeclaration.actionMethods(in: type.memberBlock.members).first)
-        return try ActionDeclaration(attribute, function: function, typeName: "Poll")
-    }
-
-    static func problem(_ source: String) throws -> String? {
-        do {
-            _ = try declaration(source)
-            return nil
-        } catch let error as MacroUsageError {
-            return error.description
-        }
-    }
-
-    @Test func signaturesComeFromTheParameters() throws {
-        let vote = try Self.declaration(#"@MissiveAction("vote", title: "Vote", icon: "checkmark", priority: 10) func vote(option: Int32, voterID who: String) throws -> Poll { self }"#)
-        #expect(vote.kind == .message && vote.yields == .content && vote.priority == 10 && vote.isThrowing)
-        #expect(vote.signature.description == "int32(message message, int32 option, string who, sink out)")
-        #expect(vote.record(objectName: "demo:poll") == #"{"record":"action","kind":"message","objectName":"demo:poll","id":"vote","title":"Vote","icon":"checkmark","priority":10,"yields":"content","signature":"int32(message message, int32 option, string who, sink out)"}"#)
-
-        let open = try Self.declaration(#"@MissiveAction("open", title: "Open", icon: "link") func open() -> URL { fatalError() }"#)
-        #expect(open.yields == .url && !open.isThrowing && open.priority == 0)
-        #expect(open.signature.description == "int32(message message, sink out)")
-
-        let create = try Self.declaration(#"@MissiveAction("demo.poll.create", title: "Poll", icon: "chart.bar", priority: -5) static func create(_ question: String, maxVotes: Int, anonymous: Bool, weight: Double, stamp: Int64) -> Self { fatalError() }"#)
-        #expect(create.kind == .composer && create.priority == -5)
-        #expect(create.signature.description == "int32(string question, int64 max_votes, bool anonymous, double weight, int64 stamp, sink out)")
-        #expect(!create.record(objectName: "demo:poll").contains("yields"))
+    @Test func signaturesComeFromTheParameters() async throws {
+        let members = """
+            @MissiveAction("vote", title: "Vote", icon: "checkmark", priority: 10) func vote(option: Int32, voterID who: String) throws -> A { self }
+                @MissiveAction("open", title: "Open", icon: "link") func open() -> URL { fatalError() }
+                @MissiveAction("demo.poll.create", title: "Poll", icon: "chart.bar", priority: -5) static func create(_ question: String, maxVotes: Int, anonymous: Bool, weight: Double, stamp: Int64) -> Self { fatalError() }
+                @MissiveAction("x", title: "X", icon: "x") func x(message: String, out: Int32) -> A { self }
+                @MissiveAction("names", title: "Names", icon: "x") func names(voterID: String, URLPath: String) -> A { self }
+            """
+        let outcome = try await MacroCompilation.typecheck(
+            "import Foundation\n" + MacroCompilation.messageType(#"@MissiveMessage("demo:poll", persistence: .counted)"#, members: members))
+        #expect(outcome.errors.isEmpty, "\(outcome.errors)")
+        let actions = Dictionary(
+            outcome.records.filter { $0.contains(#""record":"action""#) }.map { record in
+                (record.components(separatedBy: #""id":""#)[1].components(separatedBy: "\"")[0], record)
+            }, uniquingKeysWith: { first, _ in first })
+        #expect(actions["vote"] == #"{"record":"action","kind":"message","objectName":"demo:poll","id":"vote","title":"Vote","icon":"checkmark","priority":10,"yields":"content","signature":"int32(message message, int32 option, string who, sink out)"}"#, "\(actions)")
+        let open = actions["open"] ?? ""
+        #expect(open.contains(#""priority":0,"yields":"url","signature":"int32(message message, sink out)""#), "\(actions)")
+        let create = try #require(actions["demo.poll.create"])
+        #expect(create.contains(#""kind":"composer""#) && create.contains(#""priority":-5"#) && !create.contains("yields"), "\(create)")
+        #expect(create.contains(#""signature":"int32(string question, int64 max_votes, bool anonymous, double weight, int64 stamp, sink out)""#), "\(create)")
         // A parameter named like the generated ones: they step aside.
-        let clash = try Self.declaration(#"@MissiveAction("x", title: "X", icon: "x") func x(message: String, out: Int32) -> Poll { self }"#)
-        #expect(clash.signature.description == "int32(message message_, string message, int32 out, sink out_)")
-        #expect(ActionDeclaration.snakeCase("voterID") == "voter_id" && ActionDeclaration.snakeCase("URLPath") == "url_path")
+        let clash = actions["x"] ?? ""
+        #expect(clash.contains(#""signature":"int32(message message_, string message, int32 out, sink out_)""#), "\(actions)")
+        // Parameter names in snake case, acronyms included.
+        let names = actions["names"] ?? ""
+        #expect(names.contains("string voter_id, string url_path"), "\(actions)")
     }
 
-    @Test func methodsTheHostCannotCallAreCompileErrors() throws {
-        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") func x(f: Float) -> Poll { self }"#)?.contains("is a Float") == true)
-        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") func x() async -> Poll { self }"#)?.contains("cannot be async") == true)
-        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") mutating func x() -> Poll { self }"#)?.contains("mutating") == true)
-        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") func x(n: Int32 = 1) -> Poll { self }"#)?.contains("default value") == true)
-        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") func x() -> String { "" }"#)?.contains("returns the message's new content") == true)
-        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") static func x() -> URL { fatalError() }"#)?.contains("composer action") == true)
-        #expect(try Self.problem(#"@MissiveAction("a b", title: "X", icon: "x") func x() -> Poll { self }"#)?.contains("action id") == true)
-        #expect(try Self.problem(#"@MissiveAction("x", title: "", icon: "x") func x() -> Poll { self }"#) == "the title is empty")
-        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "a/b") func x() -> Poll { self }"#)?.contains("icon name") == true)
-        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x", priority: level) func x() -> Poll { self }"#) == "priority must be an integer literal")
+    @Test func methodsTheHostCannotCallAreCompileErrors() async throws {
         let many = (0..<17).map { "p\($0): Int32" }.joined(separator: ", ")
-        #expect(try Self.problem(#"@MissiveAction("x", title: "X", icon: "x") func x(\#(many)) -> Poll { self }"#)?.contains("at most 16") == true)
+        let cases: [(method: String, error: String)] = [
+            (#"@MissiveAction("x", title: "X", icon: "x") func x(f: Float) -> Poll { self }"#, "is a Float"),
+            (#"@MissiveAction("x", title: "X", icon: "x") func x() async -> Poll { self }"#, "cannot be async"),
+            (#"@MissiveAction("x", title: "X", icon: "x") mutating func x() -> Poll { self }"#, "mutating"),
+            (#"@MissiveAction("x", title: "X", icon: "x") func x(n: Int32 = 1) -> Poll { self }"#, "default value"),
+            (#"@MissiveAction("x", title: "X", icon: "x") func x() -> String { "" }"#, "returns the message's new content"),
+            (#"@MissiveAction("x", title: "X", icon: "x") static func x() -> URL { fatalError() }"#, "composer action"),
+            (#"@MissiveAction("a b", title: "X", icon: "x") func x() -> Poll { self }"#, "action id"),
+            (#"@MissiveAction("x", title: "", icon: "x") func x() -> Poll { self }"#, "the title is empty"),
+            (#"@MissiveAction("x", title: "X", icon: "a/b") func x() -> Poll { self }"#, "icon name"),
+            (#"@MissiveAction("x", title: "X", icon: "x", priority: level) func x() -> Poll { self }"#, "priority must be an integer literal"),
+            (#"@MissiveAction("x", title: "X", icon: "x") func x(\#(many)) -> Poll { self }"#, "at most 16"),
+        ]
+        let (errors, _) = try await MacroCompilation.errorsOfEach(
+            cases.enumerated().map { index, entry in
+                MacroCompilation.messageType(
+                    #"@MissiveMessage("demo:a\#(index)", persistence: .counted)"#, name: "A\(index)",
+                    members: entry.method.replacingOccurrences(of: "-> Poll", with: "-> A\(index)"))
+            }, prelude: "import Foundation\nlet level: Int32 = 1\n")
+        for (index, expected) in cases.enumerated() {
+            #expect(errors[index].contains { $0.contains(expected.error) }, "\(expected.method): \(errors[index])")
+        }
     }
 }
 
 /// The coding `@MissiveMessage` and `@MissiveCoding` generate, and the types that keep the Codable path.
 @Suite struct CodingMacroTests {
-    static func plan(_ source: String) throws -> CodingPlan? {
-        let file = Parser.parse(source: source)
-        let item = try #require(file.statements.first?.item)
-        if let structure = item.as(StructDeclSyntax.self) { return CodingPlan.plan(for: structure) }
-        return CodingPlan.plan(for: try #require(item.as(EnumDeclSyntax.self)))
+    /// The expansions of `source`, which declares types carrying `@MissiveMessage` or `@MissiveCoding`.
+    static func expansions(_ source: String) async throws -> MacroCompilation.Outcome {
+        try await MacroCompilation.typecheck("import Foundation\nstruct Money: Codable { var cents: Int }\n" + source)
     }
 
-    @Test func storedPropertiesAreCodedAndOthersLeftOut() throws {
-        let plan = try #require(
-            try Self.plan(
-                """
-                struct Poll: Codable, MessageTextContent {
-                    var question: String
-                    var votes: [Int]?
-                    var `default`: Money
-                    var observed: Int { didSet { } }
-                    var digest: String { question }
-                    var computed: Int { get { 1 } set { } }
-                    static var examples: [Poll] { [] }
-                    static let shared = 1
-                }
-                """))
-        #expect(
-            plan.shape
-                == .object([
-                    .init(name: "question", type: "String"), .init(name: "votes", type: "[Int]?"), .init(name: "default", type: "Money"),
-                    .init(name: "observed", type: "Int"),
-                ]))
-        #expect(!plan.hasOwnDecodingInit)
+    /// `text` without its white space, for comparing code however the compiler's printing lays it out.
+    static func squeezed(_ text: String) -> String { String(text.unicodeScalars.filter { !$0.properties.isWhitespace }.map(Character.init)) }
+
+    @Test func storedPropertiesAreCodedAndOthersLeftOut() async throws {
+        let outcome = try await Self.expansions(
+            """
+            @MissiveCoding struct Poll: Codable {
+                var question: String
+                var votes: [Int]?
+                var `default`: Money
+                var observed: Int { didSet { } }
+                var digest: String { question }
+                var computed: Int { get { 1 } set { } }
+                static var examples: [Poll] { [] }
+                static let shared = 1
+            }
+            @MissiveCoding struct Small: Codable { var question: String; var votes: [Int]? }
+            """)
+        #expect(outcome.errors.isEmpty, "\(outcome.errors)")
+        let text = outcome.expansions
+        for coded in ["question", "votes", "default", "observed"] {
+            #expect(text.contains("_missive_\(coded): ("), "\(coded) is not decoded")
+        }
+        for left in ["digest", "computed", "examples", "shared"] {
+            #expect(!text.contains("_missive_\(left)"), "\(left) is decoded")
+        }
         let expected = """
             public init(missiveJSON reader: inout MissivePluginKit.MissiveJSONReader) throws {
                 var _missive_question: (String)? = nil
@@ -160,41 +155,56 @@ import Testing
                 writer.endObject()
             }
             """
-        let small = try #require(try Self.plan("struct Poll: Codable { var question: String; var votes: [Int]? }"))
-        #expect(small.members() == expected, "\(small.members())")
+        #expect(Self.squeezed(text).contains("extensionSmall:MissivePluginKit.MissiveJSONValue{" + Self.squeezed(expected)), "\(text)")
     }
 
-    @Test func aHandWrittenDecodingInitKeepsTheCopy() throws {
-        let plan = try #require(try Self.plan("struct A: Codable { var a: String\n init(decoding content: Data) throws { fatalError() } }"))
-        #expect(plan.hasOwnDecodingInit)
-        let extensionText = plan.extensionDecl(for: TypeSyntax(IdentifierTypeSyntax(name: .identifier("A"))), inPlace: true).description
-        #expect(extensionText.hasPrefix("extension A: MissivePluginKit.MissiveJSONValue {"))
-        let inPlace = try #require(try Self.plan("struct A: Codable { var a: String }")).extensionDecl(for: TypeSyntax(IdentifierTypeSyntax(name: .identifier("A"))), inPlace: true).description
-        #expect(inPlace.hasPrefix("extension A: MissivePluginKit.MissiveJSONValue, MissivePluginKit.MissiveDecodesInPlace {"))
+    @Test func aHandWrittenDecodingInitKeepsTheCopy() async throws {
+        let text = try await Self.expansions(
+            """
+            @MissiveMessage("acme:a", persistence: .counted) struct A: Codable { var a: String\n init(decoding content: Data) throws { fatalError() } }
+            @MissiveMessage("acme:b", persistence: .counted) struct B: Codable { var a: String }
+            """
+        ).expansions
+        #expect(text.contains("extension A: MissivePluginKit.MissiveJSONValue {"), "\(text)")
+        #expect(text.contains("extension B: MissivePluginKit.MissiveJSONValue, MissivePluginKit.MissiveDecodesInPlace {"), "\(text)")
     }
 
-    @Test func rawValueEnumsAreCoded() throws {
-        let plan = try #require(try Self.plan("enum Mood: String, Codable { case happy, sad }"))
-        #expect(plan.shape == .rawValue)
-        #expect(plan.members().contains("let raw = try reader.decode(RawValue.self)"))
-        #expect(try Self.plan("enum Mood: Codable { case happy, sad }") == nil)
+    @Test func rawValueEnumsAreCoded() async throws {
+        let outcome = try await Self.expansions(#"@MissiveCoding enum Mood: String, Codable { case happy, sad }"#)
+        #expect(outcome.errors.isEmpty, "\(outcome.errors)")
+        #expect(outcome.expansions.contains("let raw = try reader.decode(RawValue.self)"), "\(outcome.expansions)")
+        // An enum without raw values is not one the macro can read: @MissiveCoding says so.
+        let plain = try await Self.expansions(#"@MissiveCoding enum Mood: Codable { case happy, sad }"#)
+        #expect(!plain.errors.isEmpty && !plain.expansions.contains("extension Mood: MissivePluginKit.MissiveJSONValue"), "\(plain.expansions)")
     }
 
-    @Test func typesCodableCannotBeReadFromKeepTheCodablePath() throws {
-        for source in [
-            "struct A { var a: String }",
-            "struct A: Codable { var a: String\n enum CodingKeys: String, CodingKey { case a = \"b\" } }",
-            "struct A: Codable { var a: String\n init(from decoder: any Decoder) throws { fatalError() } }",
-            "struct A: Codable { var a: String\n func encode(to encoder: any Encoder) throws {} }",
-            "struct A: Codable { let a: String = \"fixed\" }",
-            "struct A: Codable { var a = \"no type\" }",
-            "struct A: Codable { @Wrapped var a: String }",
-            "struct A: Codable { lazy var a: String = \"\" }",
-            "struct A: Codable { var a, b: String }",
-            "struct A<T: Codable>: Codable { var a: T }",
-            "struct A: Codable { var café: String }",
-        ] {
-            #expect(try Self.plan(source) == nil, "\(source)")
+    @Test func typesCodableCannotBeReadFromKeepTheCodablePath() async throws {
+        let bodies = [
+            "{ var a: String }",
+            "{ var a: String\n enum CodingKeys: String, CodingKey { case a = \"b\" } }",
+            "{ var a: String\n init(from decoder: any Decoder) throws { fatalError() } }",
+            "{ var a: String\n func encode(to encoder: any Encoder) throws {} }",
+            "{ let a: String = \"fixed\" }",
+            "{ var a = \"no type\" }",
+            "{ @Wrapped var a: String }",
+            "{ lazy var a: String = \"\" }",
+            "{ var a, b: String }",
+            "{ var café: String }",
+        ]
+        var source = "@propertyWrapper struct Wrapped<T: Codable>: Codable { var wrappedValue: T }\n"
+        for (index, body) in bodies.enumerated() {
+            // The first is not Codable at all; the others are, but not in a way the generated reader can follow.
+            source += "@MissiveMessage(\"acme:t\(index)\", persistence: .counted) struct T\(index)\(index == 0 ? "" : ": Codable") \(body)\n"
         }
+        source += "@MissiveMessage(\"acme:g\", persistence: .counted) struct G<T: Codable>: Codable { var a: T }\n"
+        source += "@MissiveMessage(\"acme:c\", persistence: .counted) struct C: Codable { var a: String }\n"
+        let text = try await Self.expansions(source).expansions
+        for name in bodies.indices.map({ "T\($0)" }) + ["G"] {
+            // The macro ran on the type (its names are there), and generated no reader for it.
+            #expect(text.contains("extension \(name)"), "\(name) was not expanded")
+            #expect(!text.contains("extension \(name): MissivePluginKit.MissiveJSONValue"), "\(name) got the generated coding")
+        }
+        // The control: a plain Codable struct gets it.
+        #expect(text.contains("extension C: MissivePluginKit.MissiveJSONValue"), "\(text)")
     }
 }

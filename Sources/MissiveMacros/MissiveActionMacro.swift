@@ -215,7 +215,7 @@ struct ActionDeclaration {
 
 /// `@MissiveAction("vote", title: "Vote", icon: "checkmark", priority: 10, examples: [[0, "alice"]])` on a
 /// method of a `@MissiveMessage` type.
-package struct MissiveActionMacro: PeerMacro {
+struct MissiveActionMacro: PeerMacro {
     public static func expansion(
         of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {

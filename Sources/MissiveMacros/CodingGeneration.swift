@@ -147,7 +147,7 @@ struct CodingPlan: Equatable {
 
 /// `@MissiveCoding`: the generated JSON coding alone, for the value types a message type holds and for types
 /// outside plugins.
-package struct MissiveCodingMacro: ExtensionMacro {
+struct MissiveCodingMacro: ExtensionMacro {
     public static func expansion(
         of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax, providingExtensionsOf type: some TypeSyntaxProtocol,
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext

@@ -60,7 +60,7 @@ func metadataDeclaration(named name: String, records: [String]) -> DeclSyntax {
 }
 
 /// `@MissiveMessage("name", businessID: "id", persistence: .counted)`.
-package struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
+struct MissiveMessageMacro: ExtensionMacro, PeerMacro {
     struct Declared {
         var objectName: String
         var businessID: String?
@@ -180,7 +180,7 @@ private func groupName(_ group: some DeclGroupSyntax) -> String {
 }
 
 /// `#MissivePlugin(name:version:vendor:types:)`.
-package struct MissivePluginMacro: DeclarationMacro {
+struct MissivePluginMacro: DeclarationMacro {
     public static func expansion(
         of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
