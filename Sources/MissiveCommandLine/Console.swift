@@ -229,14 +229,15 @@ package final class LineReader {
         // Read into a block of its own and append what came: one copy, rather than growing the buffer by 64 KiB of
         // zeros element by element and shrinking it back (which, unoptimized, cost a debug build's every run of a
         // command tens of milliseconds).
-        let read = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65_536) { block in
+        let (read, error) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65_536) { block in
             let read = Glibc.read(descriptor, block.baseAddress!, 65_536)
+            let error = errno  // before anything else can change it
             if read > 0 { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: block[..<read])) }
-            return read
+            return (read, error)
         }
         if read == 0 { atEnd = true }
-        if read < 0, errno != EINTR {
-            failure = String(cString: strerror(errno))
+        if read < 0, error != EINTR {
+            failure = String(cString: strerror(error))
             atEnd = true
         }
     }

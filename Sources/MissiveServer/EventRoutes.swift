@@ -140,19 +140,19 @@ extension ChatServer {
         do {
             fields = try Self.members(of: frame)
         } catch {
-            return EventJSON.failure(ref: nil, APIError.badRequest("malformed-frame", "a frame is one JSON object: \(error)"))
+            return refusal(of: member, APIError.badRequest("malformed-frame", "a frame is one JSON object: \(error)"))
         }
         // The ref comes back as it was sent: a string or a number; any other value is refused, with no ref.
         var ref: FrameRef?
         if let bytes = fields["ref"] {
             guard let first = bytes.first, first == UInt8(ascii: "\"") || first == UInt8(ascii: "-") || (0x30...0x39).contains(first) else {
-                return EventJSON.failure(ref: nil, APIError.badRequest("malformed-frame", "the frame's ref is not a string or a number"))
+                return refusal(of: member, APIError.badRequest("malformed-frame", "the frame's ref is not a string or a number"))
             }
             ref = FrameRef(json: bytes)
         }
         do {
-            let type = try Self.frame(FrameHeader.self, frame).type
             try rateLimit.admit(member)
+            let type = try Self.frame(FrameHeader.self, frame).type
             switch type {
             case "send":
                 let send = try Self.frame(SendFrame.self, frame)
@@ -176,6 +176,17 @@ extension ChatServer {
         }
     }
 
+    /// The answer to a frame refused before it was read, with no ref: the refusal, or the rate limit's when the
+    /// member is over it (a refused frame counts like any other).
+    private func refusal(of member: String, _ error: APIError) -> [UInt8] {
+        do {
+            try rateLimit.admit(member)
+        } catch {
+            return EventJSON.failure(ref: nil, APIError(answering: error, logger: logger))
+        }
+        return EventJSON.failure(ref: nil, error)
+    }
+
     /// The members of a frame that is one JSON object, each value's JSON text as sent.
     private static func members(of frame: [UInt8]) throws(MissiveJSONError) -> [String: [UInt8]] {
         try frame.withUnsafeBufferPointer { buffer throws(MissiveJSONError) in
@@ -183,7 +194,7 @@ extension ChatServer {
             var scanner = JSONScanner(buffer, validatingUTF8: true)
             try scanner.scanObject { (key, range) throws(MissiveJSONError) in
                 guard found.updateValue(Array(buffer[range]), forKey: key) == nil else {
-                    throw MissiveJSONError(offset: range.lowerBound, message: "the member '\(key)' is given twice")
+                    throw MissiveJSONError(offset: range.lowerBound, message: "the member '\(TextHygiene.line(String(key.prefix(64))))' is given twice")
                 }
             }
             return found

@@ -27,11 +27,10 @@ extension ChatServer {
     /// paths. Every answer of these routes carries Missive's security headers, and every refusal has Missive's one
     /// error shape (`{"error": {"code", "message"}}`). The host must also:
     /// - run ``services`` in its application (the event feed, pushes, the plugin-failure writer);
-    /// - serve with `.http1WebSocketUpgrade(webSocketRouter: router)`, for the event stream at `/api/v1/events`.
-    ///
-    /// A request that no route of the collection takes never reaches it: the host's router answers it. Add
-    /// ``unmatchedAPIRequests(context:)`` to the host's router so that one under `/api/v1` is answered as
-    /// `missive serve` answers it.
+    /// - serve with `.http1WebSocketUpgrade(webSocketRouter: router, configuration: httpServerConfiguration)`, for
+    ///   the event stream at `/api/v1/events` (``httpServerConfiguration``);
+    /// - add ``unmatchedAPIRequests(context:)`` to its router, so that a request under `/api/v1` that no route
+    ///   takes gets Missive's error shape.
     ///
     /// The areas are collections of their own: conversations and the member (`me`, type reports), messages (sending,
     /// history, read marks, search), actions, media, the event stream, and the web page.
@@ -55,10 +54,13 @@ extension ChatServer {
     /// Middleware for a host's router that mounts ``routes(context:)``: a request under `/api/v1` that no route
     /// takes (a path that is no endpoint, or a method its path does not have) is answered as `missive serve`
     /// answers it, `404` with the `not-found` code in Missive's error shape and its security headers, so that a
-    /// client of the API meets one contract whoever serves it. Any other request passes through untouched, and
-    /// the host's own routes keep their own answers.
+    /// client of the API meets one contract whoever serves it. It changes nothing else: what any route answers or
+    /// throws, the host's or Missive's, passes through as it came, and a request outside `/api/v1` that no route
+    /// takes keeps the router's own answer.
     ///
-    /// `router.add(middleware: chat.unmatchedAPIRequests(context: AppContext.self))`, before the routes.
+    /// `router.add(middleware: chat.unmatchedAPIRequests(context: AppContext.self))`. Hummingbird gives a router's
+    /// not-found answer every middleware of the router, wherever it was added, so the line may come before or after
+    /// the routes.
     public func unmatchedAPIRequests<Context: RequestContext>(context: Context.Type = Context.self) -> some RouterMiddleware<Context> {
         UnmatchedAPIRequests<Context>()
     }
@@ -114,11 +116,17 @@ struct ErrorsAndHeaders<Context: RequestContext>: RouterMiddleware {
 }
 
 /// A host router's answer, in Missive's shape, to a request under `/api/v1` that no route takes
-/// (``ChatServer/unmatchedAPIRequests(context:)``).
+/// (``ChatServer/unmatchedAPIRequests(context:)``). It changes only the router's own not-found answer (Hummingbird's
+/// not-found responder, which marks the request's endpoint `NotFound`): what a route answers or throws, the host's
+/// or Missive's, passes through as it came.
 struct UnmatchedAPIRequests<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let path = request.uri.path
-        guard path == "/api/v1" || path.hasPrefix("/api/v1/") else { return try await next(request, context) }
-        return try await ErrorsAndHeaders<Context>().handle(request, context: context, next: next)
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound && context.endpointPath == "NotFound" && Self.isAPI(request.uri.path) {
+            return try await ErrorsAndHeaders<Context>().handle(request, context: context) { _, _ in throw error }
+        }
     }
+
+    static func isAPI(_ path: String) -> Bool { path == "/api/v1" || path.hasPrefix("/api/v1/") }
 }

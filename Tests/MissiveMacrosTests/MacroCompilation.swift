@@ -94,6 +94,7 @@ enum MacroCompilation {
 
     /// Type-checks each snippet of `cases` in one file, and answers, for each, the errors reported on its lines.
     static func errorsOfEach(_ cases: [String], prelude: String = "") async throws -> (errors: [[String]], outcome: Outcome) {
+        precondition(prelude.isEmpty || prelude.hasSuffix("\n"), "the prelude ends its last line")
         var source = prelude
         var ranges: [ClosedRange<Int>] = []
         for snippet in cases {

@@ -110,13 +110,18 @@ final class EventClient: Sendable {
 
     /// Sends one text frame.
     func send(_ text: String) async throws {
+        try await sendText(bytes: Array(text.utf8))
+    }
+
+    /// Sends one text frame of `bytes` as they are, UTF-8 or not.
+    func sendText(bytes: [UInt8]) async throws {
         var current = writer.withLock { $0 }
         if current == nil {
             var iterator = writers.makeAsyncIterator()
             current = await iterator.next()
             writer.withLock { [current] in $0 = current }
         }
-        try await #require(current).write(.text(text))
+        try await #require(current).write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: bytes))))
     }
 
     /// How the connection ended (or failed to open); waits for it.

@@ -2,7 +2,8 @@
 /// server writes and its clients read (`MissiveWire`).
 ///
 /// It reads what `JSONDecoder` reads, with the project's JSON rules (UTF-8 checked, lone surrogates refused, at
-/// most ``MissiveJSONReader/maxDepth`` deep, a repeated key's first value), and one thing more: a ``RawJSON``
+/// most ``MissiveJSONReader/maxDepth`` deep), refuses an object that gives one member twice (readers differ
+/// on which value wins), and does one thing more: a ``RawJSON``
 /// member keeps the bytes of its value exactly as they came, so that a stored message's envelope crosses the wire
 /// byte for byte. Members a type does not name are skipped, so a newer server's answers still decode.
 package enum JSONReaderDecoder {
@@ -131,7 +132,7 @@ private final class ValueDecoder: Decoder {
         // A member given twice is refused, not read as its first or last value: readers differ on which wins, so
         // the two sides of the wire could each act on another value.
         if let repeated {
-            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "the member '\(repeated)' is given twice"))
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "the member '\(TextHygiene.line(String(repeated.prefix(64))))' is given twice"))
         }
         return KeyedDecodingContainer(ObjectContainer<Key>(decoder: self, members: members, order: order))
     }
