@@ -233,6 +233,8 @@ final class EventHub: Sendable {
             do {
                 return try await store.lastChangePosition()
             } catch {
+                // A read cut short by the server stopping (it could not listen, say) is not a failure of the store.
+                try Task.checkCancellation()
                 logger.error("events: cannot read the store's change feed: \(error)")
                 try await Task.sleep(for: .seconds(1))
             }
