@@ -64,7 +64,10 @@ extension PostgresMessageStore {
                 try await transaction.query(
                     """
                     WITH moved AS (
-                        UPDATE message SET root_pending = false WHERE root_pending AND root_id = ANY(\(Array(inserted))) RETURNING root_id
+                        UPDATE message SET root_pending = false
+                        WHERE root_pending AND root_id = ANY(\(Array(inserted)))
+                            AND conversation_id = (SELECT p.conversation_id FROM message p WHERE p.id = message.root_id)
+                        RETURNING root_id
                     )
                     UPDATE message SET reply_count = message.reply_count + waiting.replies
                     FROM (SELECT root_id, COUNT(*) AS replies FROM moved GROUP BY root_id) AS waiting WHERE message.id = waiting.root_id
@@ -153,7 +156,9 @@ extension PostgresMessageStore {
     private static func insert(_ row: NewMessage, awaitingRoots: inout Bool, _ transaction: Transaction) async throws -> Bool {
         var statement = row.statement
         if let parentID = row.parentID {
-            if let parent = try await transaction.execute(ParentLookup(id: parentID)).first {
+            // A thread stays in its conversation: a parent of another conversation is taken exactly as one not
+            // stored, and nothing of that conversation changes.
+            if let parent = try await transaction.execute(ParentLookup(id: parentID, conversation: row.conversationID)).first {
                 statement.rootID = parent.rootID ?? parentID
                 statement.rootPending = parent.rootID != nil && parent.rootPending
             } else {
@@ -171,7 +176,7 @@ extension PostgresMessageStore {
             let moved = try await transaction.query(
                 """
                 UPDATE message SET root_id = \(newRoot), root_pending = \(statement.rootPending)
-                WHERE root_id = \(row.id) AND root_pending RETURNING 1
+                WHERE root_id = \(row.id) AND conversation_id = \(row.conversationID) AND root_pending RETURNING 1
                 """
             ).count
             if moved > 0, !statement.rootPending {
@@ -375,17 +380,19 @@ struct InsertMessage: PostgresPreparedStatement {
     }
 }
 
-/// A reply's parent, if stored: its thread root and whether that root is stored.
+/// A reply's parent, if stored in the reply's conversation: its thread root and whether that root is stored.
 struct ParentLookup: PostgresPreparedStatement {
-    static let sql = "SELECT root_id, root_pending FROM message WHERE id = $1"
-    static let bindingDataTypes: [PostgresDataType] = [.text]
+    static let sql = "SELECT root_id, root_pending FROM message WHERE id = $1 AND conversation_id = $2"
+    static let bindingDataTypes: [PostgresDataType] = [.text, .text]
     typealias Row = (rootID: String?, rootPending: Bool)
 
     var id: String
+    var conversation: String
 
     func makeBindings() -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 1)
+        var bindings = PostgresBindings(capacity: 2)
         bindings.append(id)
+        bindings.append(conversation)
         return bindings
     }
 

@@ -30,7 +30,9 @@ extension PostgresMessageStore {
                 """)
             try await transaction.query("DELETE FROM message WHERE id = \(messageID)")
             if let root = message.threadRootID {
-                try await transaction.query("UPDATE message SET reply_count = reply_count - 1 WHERE id = \(root)")
+                // A reply counts for its root in its own conversation only (one still waiting for its root counts for none).
+                try await transaction.query(
+                    "UPDATE message SET reply_count = reply_count - 1 WHERE id = \(root) AND conversation_id = \(message.conversationID)")
             }
             if counted {
                 try await Self.adjustSeen(
@@ -237,8 +239,11 @@ extension PostgresMessageStore {
             }
             for row in try await transaction.query(
                 """
-                SELECT m.id, m.reply_count, (SELECT COUNT(*) FROM message r WHERE r.root_id = m.id)::bigint AS recount
-                FROM message m WHERE m.reply_count <> (SELECT COUNT(*) FROM message r WHERE r.root_id = m.id) ORDER BY m.id
+                SELECT m.id, m.reply_count,
+                    (SELECT COUNT(*) FROM message r WHERE r.root_id = m.id AND r.conversation_id = m.conversation_id)::bigint AS recount
+                FROM message m
+                WHERE m.reply_count <> (SELECT COUNT(*) FROM message r WHERE r.root_id = m.id AND r.conversation_id = m.conversation_id)
+                ORDER BY m.id
                 """)
             {
                 let (id, kept, recount) = try row.decode((String, Int, Int).self)
@@ -247,7 +252,8 @@ extension PostgresMessageStore {
             let pending = try await transaction.query(
                 """
                 SELECT COUNT(*)::bigint FROM message r
-                WHERE r.root_pending <> (r.root_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM message p WHERE p.id = r.root_id))
+                WHERE r.root_pending <> (r.root_id IS NOT NULL
+                    AND NOT EXISTS (SELECT 1 FROM message p WHERE p.id = r.root_id AND p.conversation_id = r.conversation_id))
                 """
             )[0].decode(Int.self)
             if pending > 0 { problems.append("\(pending) replies are wrongly marked as waiting, or not waiting, for their thread's root") }

@@ -286,14 +286,22 @@ public final class PostgresMessageStore: MessageStore {
 
     public func quotedOriginal(of message: StoredMessage) async throws(StoreError) -> QuotedOriginal? {
         guard let parentID = message.parentID else { return nil }
-        return try await self.message(id: parentID).map(QuotedOriginal.found) ?? .notFound(parentID: parentID)
+        // A message of another conversation is not quoted: it is not found, as one never stored.
+        guard let parent = try await self.message(id: parentID), parent.conversationID == message.conversationID else {
+            return .notFound(parentID: parentID)
+        }
+        return .found(parent)
     }
 
     public func replies(to messageID: String) async throws(StoreError) -> [StoredMessage] {
         let reader = self.reader
         return try await read { transaction in
             try await transaction.query(
-                "SELECT \(unescaped: MessageColumns.selection) FROM message WHERE root_id = \(messageID) ORDER BY sent_at, id"
+                """
+                SELECT \(unescaped: MessageColumns.selection) FROM message
+                WHERE root_id = \(messageID) AND conversation_id = (SELECT conversation_id FROM message WHERE id = \(messageID))
+                ORDER BY sent_at, id
+                """
             ).map { try MessageColumns.storedMessage($0, reader: reader) }
         }
     }

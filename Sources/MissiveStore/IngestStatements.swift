@@ -37,10 +37,12 @@ struct IngestStatements {
                 counted, words, search_text, parent_id, root_id, root_pending, reason, envelope)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        parentStatement = try statement("SELECT root_id, root_pending FROM message WHERE id = ?")
+        // A thread stays in its conversation: a parent, or a waiting reply, of another conversation is not seen.
+        parentStatement = try statement("SELECT root_id, root_pending FROM message WHERE id = ? AND conversation_id = ?")
         addRepliesStatement = try statement("UPDATE message SET reply_count = reply_count + ? WHERE id = ?")
-        waitingRepliesStatement = try statement("SELECT COUNT(*) FROM message WHERE root_id = ? AND root_pending = 1")
-        adoptRepliesStatement = try statement("UPDATE message SET root_id = ?, root_pending = ? WHERE root_id = ? AND root_pending = 1")
+        waitingRepliesStatement = try statement("SELECT COUNT(*) FROM message WHERE root_id = ? AND conversation_id = ? AND root_pending = 1")
+        adoptRepliesStatement = try statement(
+            "UPDATE message SET root_id = ?, root_pending = ? WHERE root_id = ? AND conversation_id = ? AND root_pending = 1")
         searchEntry = try statement("INSERT INTO message_search(rowid, search_text) VALUES (?, ?)")
         searchEntries = try statement(
             "INSERT INTO message_search(rowid, search_text) VALUES " + Array(repeating: "(?, ?)", count: Self.rowsPerInsert).joined(separator: ", "))
@@ -117,10 +119,11 @@ struct IngestStatements {
     }
 
     /// The thread root a stored message belongs to, and whether that root is still awaited; `nil` when no
-    /// message `id` is stored.
-    func parent(of id: String) throws -> (rootID: String?, rootPending: Bool)? {
+    /// message `id` is stored in `conversation` (one of another conversation is not a parent).
+    func parent(of id: String, in conversation: String) throws -> (rootID: String?, rootPending: Bool)? {
         let statement = parentStatement
         try statement.bind(1, id)
+        try statement.bind(2, conversation)
         return try statement.firstRow { row in (row.string(0), row.int64(1) != 0) }
     }
 
@@ -131,17 +134,19 @@ struct IngestStatements {
         try addRepliesStatement.run()
     }
 
-    /// How many stored replies wait for message `id` as their root.
-    func waitingReplies(for id: String) throws -> Int {
+    /// How many stored replies of `conversation` wait for message `id` as their root.
+    func waitingReplies(for id: String, in conversation: String) throws -> Int {
         try waitingRepliesStatement.bind(1, id)
+        try waitingRepliesStatement.bind(2, conversation)
         return try waitingRepliesStatement.firstRow { row in Int(row.int64(0)) } ?? 0
     }
 
-    /// Moves the replies waiting for message `id` to the thread of `root`.
-    func adoptReplies(of id: String, root: String, pending: Bool) throws {
+    /// Moves the replies of `conversation` waiting for message `id` to the thread of `root`.
+    func adoptReplies(of id: String, in conversation: String, root: String, pending: Bool) throws {
         try adoptRepliesStatement.bind(1, root)
         try adoptRepliesStatement.bind(2, pending)
         try adoptRepliesStatement.bind(3, id)
+        try adoptRepliesStatement.bind(4, conversation)
         try adoptRepliesStatement.run()
     }
 

@@ -72,11 +72,13 @@ extension SQLiteMessageStore {
         let searchText = SearchText.document(words)
         // Replies are one level deep: a reply to a reply joins the thread of its parent's root. A parent
         // not (yet) stored is taken as the root, pending; when it arrives, its replies move to its own root.
-        // (A parent stored earlier in the same batch is found: its row is already written.)
+        // (A parent stored earlier in the same batch is found: its row is already written.) A thread stays in its
+        // conversation: a parent of another conversation is taken exactly as one not stored, and nothing of that
+        // conversation changes.
         var rootID: String?
         var rootPending = false
         if let parentID = envelope.parentID {
-            if let parent = try statements.parent(of: parentID) {
+            if let parent = try statements.parent(of: parentID, in: envelope.conversationID) {
                 rootID = parent.rootID ?? parentID
                 rootPending = parent.rootID != nil && parent.rootPending
             } else {
@@ -96,9 +98,9 @@ extension SQLiteMessageStore {
         }
         // Replies that arrived before this message, waiting for it as their root.
         if batch.awaitingRoots {
-            let waiting = try statements.waitingReplies(for: envelope.id)
+            let waiting = try statements.waitingReplies(for: envelope.id, in: envelope.conversationID)
             if waiting > 0 {
-                try statements.adoptReplies(of: envelope.id, root: rootID ?? envelope.id, pending: rootPending)
+                try statements.adoptReplies(of: envelope.id, in: envelope.conversationID, root: rootID ?? envelope.id, pending: rootPending)
                 if !rootPending {
                     try statements.addReplies(waiting, to: rootID ?? envelope.id)
                 }

@@ -19,8 +19,10 @@ extension SQLiteMessageStore {
             let searchText: String = row[MessageColumn.end + 1]
             try db.execute(sql: "INSERT INTO message_search(message_search, rowid, search_text) VALUES ('delete', ?, ?)", arguments: [seq, searchText])
             try db.execute(sql: "DELETE FROM message WHERE seq = ?", arguments: [seq])
+            // A reply counts for its root in its own conversation only (one still waiting for its root counts for none).
             if let root = message.threadRootID {
-                try db.execute(sql: "UPDATE message SET reply_count = reply_count - 1 WHERE id = ?", arguments: [root])
+                try db.execute(
+                    sql: "UPDATE message SET reply_count = reply_count - 1 WHERE id = ? AND conversation_id = ?", arguments: [root, message.conversationID])
             }
             let counted = message.persistence == .counted
             try db.execute(
@@ -171,15 +173,16 @@ extension SQLiteMessageStore {
             let replies = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT id, reply_count, (SELECT COUNT(*) FROM message r WHERE r.root_id = m.id) AS recount
-                    FROM message m WHERE reply_count != (SELECT COUNT(*) FROM message r WHERE r.root_id = m.id)
+                    SELECT id, reply_count, (SELECT COUNT(*) FROM message r WHERE r.root_id = m.id AND r.conversation_id = m.conversation_id) AS recount
+                    FROM message m WHERE reply_count != (SELECT COUNT(*) FROM message r WHERE r.root_id = m.id AND r.conversation_id = m.conversation_id)
                     """)
             problems += replies.map { "message '\($0["id"] as String)': reply count is \($0["reply_count"] as Int), a recount gives \($0["recount"] as Int)" }
             let pending = try Int.fetchOne(
                 db,
                 sql: """
                     SELECT COUNT(*) FROM message r
-                    WHERE r.root_pending != (r.root_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM message p WHERE p.id = r.root_id))
+                    WHERE r.root_pending != (r.root_id IS NOT NULL
+                        AND NOT EXISTS (SELECT 1 FROM message p WHERE p.id = r.root_id AND p.conversation_id = r.conversation_id))
                     """) ?? 0
             if pending > 0 { problems.append("\(pending) replies are wrongly marked as waiting, or not waiting, for their thread's root") }
             return ConsistencyReport(problems: problems)

@@ -77,7 +77,11 @@ extension SQLiteMessageStore: MigratingStore {
     /// Sets every message's reply count and whether it waits for its thread's root, from the rows.
     static func recountThreads(_ db: Database) throws {
         try db.execute(
-            sql: "UPDATE message SET root_pending = (root_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM message p WHERE p.id = message.root_id))")
-        try db.execute(sql: "UPDATE message SET reply_count = (SELECT COUNT(*) FROM message r WHERE r.root_id = message.id)")
+            sql: """
+                UPDATE message SET root_pending = (root_id IS NOT NULL
+                    AND NOT EXISTS (SELECT 1 FROM message p WHERE p.id = message.root_id AND p.conversation_id = message.conversation_id))
+                """)
+        try db.execute(
+            sql: "UPDATE message SET reply_count = (SELECT COUNT(*) FROM message r WHERE r.root_id = message.id AND r.conversation_id = message.conversation_id)")
     }
 }

@@ -237,13 +237,21 @@ public final class SQLiteMessageStore: MessageStore {
 
     public func quotedOriginal(of message: StoredMessage) async throws(StoreError) -> QuotedOriginal? {
         guard let parentID = message.parentID else { return nil }
-        return try await self.message(id: parentID).map(QuotedOriginal.found) ?? .notFound(parentID: parentID)
+        // A message of another conversation is not quoted: it is not found, as one never stored.
+        guard let parent = try await self.message(id: parentID), parent.conversationID == message.conversationID else {
+            return .notFound(parentID: parentID)
+        }
+        return .found(parent)
     }
 
     public func replies(to messageID: String) async throws(StoreError) -> [StoredMessage] {
         try await read { db in
             try Row.fetchAll(
-                db, sql: "SELECT \(MessageColumn.selection) FROM message WHERE root_id = ? ORDER BY sent_at, id", arguments: [messageID]
+                db,
+                sql: """
+                    SELECT \(MessageColumn.selection) FROM message
+                    WHERE root_id = ?1 AND conversation_id IS (SELECT conversation_id FROM message WHERE id = ?1) ORDER BY sent_at, id
+                    """, arguments: [messageID]
             ).map(self.storedMessage)
         }
     }

@@ -281,6 +281,45 @@ import Testing
         #expect(try await store.checkConsistency().isConsistent)
     }
 
+    /// A reply names its parent by id, and ids are unique across conversations: a parent of another conversation
+    /// is taken exactly as one never stored, so that a reply neither reaches into that conversation (its counts, its
+    /// threads, its text) nor tells whether the id exists there.
+    @Test(arguments: StoreBackend.allCases)
+    func aThreadStaysInItsConversation(backend: StoreBackend) async throws {
+        let store = try await backend.newStore()
+        _ = try await ingest([Self.text("theirs", "secret plan", in: "other", at: 1)], into: store)
+        _ = try await ingest(
+            [
+                Self.text("probe", "reply", in: "mine", at: 2, replyingTo: "theirs"),
+                Self.text("control", "reply", in: "mine", at: 3, replyingTo: "never-stored"),
+                // Waiting for a root that then arrives in another conversation.
+                Self.text("early", "reply", in: "mine", at: 4, replyingTo: "later"),
+            ], into: store)
+        _ = try await ingest([Self.text("later", "elsewhere", in: "other", at: 5)], into: store)
+        let probe = try #require(try await store.message(id: "probe"))
+        let control = try #require(try await store.message(id: "control"))
+        // The same as a parent that does not exist: its id as the thread's root, and nothing found to quote.
+        #expect(probe.threadRootID == "theirs" && control.threadRootID == "never-stored")
+        #expect(try await store.quotedOriginal(of: probe) == .notFound(parentID: "theirs"))
+        #expect(try await store.message(id: "early")?.threadRootID == "later")
+        // The other conversation is as it was.
+        #expect(try await store.message(id: "theirs")?.replyCount == 0)
+        #expect(try await store.message(id: "later")?.replyCount == 0)
+        #expect(try await store.replies(to: "theirs").isEmpty)
+        #expect(try await store.replies(to: "later").isEmpty)
+        #expect(try await store.checkConsistency().isConsistent)
+        // Deleting the probe leaves the other conversation's counts alone, and its message can go.
+        try await store.delete(messageID: "probe")
+        #expect(try await store.message(id: "theirs")?.replyCount == 0)
+        try await store.delete(messageID: "theirs")
+        #expect(try await store.checkConsistency().isConsistent)
+        // Within one conversation, the same replies join their threads.
+        _ = try await ingest(
+            [Self.text("root", "original", in: "mine", at: 6), Self.text("reply", "answer", in: "mine", at: 7, replyingTo: "root")], into: store)
+        #expect(try await store.message(id: "root")?.replyCount == 1)
+        #expect(try await store.replies(to: "root").map(\.id) == ["reply"])
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func deletingUpdatesSearchUnreadAndTheNewestMessage(backend: StoreBackend) async throws {
         let store = try await backend.newStore()
