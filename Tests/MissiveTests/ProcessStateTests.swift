@@ -42,8 +42,10 @@ import Glibc
         return observed
     }
 
+    // The plugin that closes a standard stream is tried in a process of its own (below): closed in this one, its
+    // descriptor's number would go to a file another test opens in that moment, and putting the stream back would
+    // take that file from it.
     @Test(arguments: [
-        ("BrokenClosesStandardStream", "closed standard output (fd 1)"),
         ("BrokenChangesDirectory", "changed the working directory"),
         ("BrokenChangesLocaleOrUmask", "changed the locale (LC_ALL) and changed the umask"),
         ("BrokenOwnSignalHandler", "replaced the handler of SIGSEGV, SIGABRT"),
@@ -68,6 +70,19 @@ import Glibc
         let decoded = type.examples[0].withUnsafeBufferPointer { type.decode($0) }
         #expect((try? decoded.get()) != nil)
         #expect(Self.observe() == before)
+    }
+
+    /// A plugin that closes standard output while loading is refused with the reason, and the command still writes
+    /// its answer there: the host put the stream back.
+    @Test func aPluginThatClosesStandardOutputIsRefusedAndTheCommandStillWrites() async throws {
+        let folder = try Fixtures.stage(["BrokenClosesStandardStream"])
+        let list = try await Fixtures.missive(["list", "--format", "json", "--plugin-path", folder])
+        #expect(list.status == 0, "\(list.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any], "\(list.stdout)")
+        let refusals = (json["rejected"] as? [[String: Any]] ?? []).filter { (($0["file"] as? String) ?? "").hasSuffix("libBrokenClosesStandardStream.so") }
+        #expect(refusals.count == 1, "\(json)")
+        let reason = (refusals.first?["reason"] as? String) ?? ""
+        #expect(reason.contains("closed standard output (fd 1)"), "\(refusals)")
     }
 
     @Test func aFirstCallThatChangesTheProcessRefusesTheTypesLaterDecodes() throws {
