@@ -8,6 +8,8 @@
 ///   reserved the same way.
 /// - A **container key** (the member a ``MessageContainer`` dispatches on) has 1 to 64 characters, each
 ///   printable ASCII other than `"` and `\`.
+/// - A **message id** (an envelope's `id` and `parentID`) has 1 to 128 characters, each printable ASCII other
+///   than the space: the ids of other SDKs (UUIDs, numbers, `$event:server`, `user-123-abc`) all fit.
 /// - The **value** a type registers under in a container follows the business identifier grammar when the
 ///   key holds strings (the reserved prefixes apply only to `MS:Custom`), and is the decimal spelling of an
 ///   `Int64` (`0`, `42`, `-7`; no `+`, no leading zeros) when it holds integers.
@@ -29,6 +31,22 @@ public enum NameGrammar {
     /// Why `id` is not a valid business identifier, or `nil` when it is. Does not check reserved prefixes.
     public static func businessIDProblem(_ id: String) -> String? {
         problem(id, kind: "businessID", maxLength: maxBusinessIDLength, allowsColon: false)
+    }
+
+    /// The longest message id allowed.
+    public static let maxMessageIDLength = 128
+
+    /// Why `id` is not a valid message id, or `nil` when it is.
+    public static func messageIDProblem(_ id: String) -> String? {
+        let bytes = id.utf8
+        if bytes.isEmpty { return "message id is empty" }
+        if bytes.count > maxMessageIDLength {
+            return "message id has \(bytes.count) characters; at most \(maxMessageIDLength) are allowed"
+        }
+        if bytes.contains(where: { $0 < 0x21 || $0 > 0x7E }) {
+            return "message id '\(id)' contains a character outside printable ASCII, or a space"
+        }
+        return nil
     }
 
     /// The longest container key allowed.
@@ -74,7 +92,7 @@ public enum NameGrammar {
         let bytes = name.utf8
         guard let first = bytes.first else { return "\(kind) is empty" }
         if bytes.count > maxLength {
-            return "\(kind) '\(name)' has \(bytes.count) characters; at most \(maxLength) are allowed"
+            return "\(kind) '\(name.prefix(maxLength))…' has \(bytes.count) characters; at most \(maxLength) are allowed"
         }
         guard isLetter(first) else { return "\(kind) '\(name)' must start with an ASCII letter" }
         for byte in bytes.dropFirst() where !(isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: ".")

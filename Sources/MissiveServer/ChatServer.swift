@@ -157,15 +157,6 @@ public struct ChatServer: Sendable {
         return summaries.map(RemoteConversation.init) + empty.map { RemoteConversation(id: $0, unreadCount: 0, messageCount: 0, lastMessage: nil) }
     }
 
-    /// An id from the path (`what` names it: `conversation`, `message`...), its percent escapes decoded (`a%3Ab`
-    /// is `a:b`).
-    static func decoded(_ segment: String, _ what: String = "conversation") throws -> String {
-        guard let id = segment.removingPercentEncoding, !id.isEmpty else {
-            throw APIError.badRequest("malformed-request", "the \(what) id in the path is not percent-encoded UTF-8")
-        }
-        return id
-    }
-
     /// The members of `conversation`, when `member` is one of them; otherwise the conversation is not found.
     func requireMembership(_ member: String, _ conversation: String) async throws -> [String] {
         let members = try await store.members(ofConversation: conversation)
@@ -219,7 +210,7 @@ public struct ChatServer: Sendable {
 
     /// `?limit=N` (1 to 500; 50 by default).
     static func limit(_ request: Request) throws -> Int {
-        guard let text = request.uri.queryParameters.get("limit") else { return 50 }
+        guard let text = try RequestInput.query(request, "limit") else { return 50 }
         guard let limit = Int(text), (1...500).contains(limit) else { throw APIError.badRequest("malformed-request", "limit is a number from 1 to 500") }
         return limit
     }

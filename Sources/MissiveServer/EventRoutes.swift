@@ -27,7 +27,7 @@ extension ChatServer {
             shouldUpgrade: { request, context in
                 guard context.missiveMember != nil else { throw APIError.memberRequired }
                 // A position that is not a number is refused, with the reason.
-                if let after = request.uri.queryParameters.get("after"), (Int64(after) ?? -1) < 0 {
+                if let after = try RequestInput.query(request, "after"), (Int64(after) ?? -1) < 0 {
                     throw APIError.badRequest(
                         "malformed-position",
                         "after is a feed position, a whole number from 0 (the position of the last event handled), not '\(TextHygiene.line(String(after.prefix(40))))'")
@@ -44,7 +44,7 @@ extension ChatServer {
         _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, _ context: WebSocketRouterContext<some MissiveRequestContext>
     ) async throws {
         guard let member = context.requestContext.missiveMember else { throw APIError.memberRequired }
-        let after = context.request.uri.queryParameters.get("after").flatMap { Int64($0) }
+        let after = (try? RequestInput.query(context.request, "after")).flatMap { $0.flatMap { Int64($0) } }
         let channel = context.requestContext.channel
         await events.waitUntilStarted()
         let (queue, continuation) = AsyncStream.makeStream(of: OutboundEvent.self, bufferingPolicy: .bufferingOldest(events.queueLength))

@@ -115,21 +115,47 @@ extension ChatServer {
         return "/api/v1/conversations/\(conversation.addingPercentEncoding(withAllowedCharacters: unreserved) ?? conversation)/media/\(sha256)"
     }
 
-    /// `?name=`: 1 to 255 bytes of UTF-8 without control characters; `nil` when absent.
+    /// `?name=`, reduced to a safe file name (``safeFileName(_:)``); `nil` when absent or when nothing of it is left.
+    /// A value that is not percent-encoded UTF-8 without control characters is refused (`400 malformed-query`).
     private static func uploadName(_ request: Request) throws -> String? {
-        guard let name = request.uri.queryParameters.get("name") else { return nil }
-        guard (1...255).contains(name.utf8.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw APIError.badRequest("malformed-request", "name is 1 to 255 bytes of text without control characters")
-        }
-        return name
+        try RequestInput.query(request, "name").flatMap(safeFileName)
     }
 
-    /// `inline` for what a browser may show, `attachment` for anything else, with the uploaded name (RFC 6266).
+    /// The longest file name kept, in UTF-8 bytes.
+    static let maxFileNameBytes = 255
+
+    /// `name` as a file name that is safe to offer for saving: only what follows its last `/` or `\`; control and
+    /// format characters (bidirectional overrides included), quotes and the characters Windows forbids in a name
+    /// (`<>:"|?*`) each become `_`; no leading or trailing space or dot; at most ``maxFileNameBytes`` bytes, the
+    /// extension kept. `nil` when nothing is left.
+    static func safeFileName(_ name: String) -> String? {
+        let base = name.split(omittingEmptySubsequences: false) { $0 == "/" || $0 == "\\" }.last.map(String.init) ?? name
+        let forbidden: Set<Unicode.Scalar> = ["<", ">", ":", "\"", "'", "|", "?", "*", "`"]
+        var scalars = String.UnicodeScalarView()
+        for scalar in base.unicodeScalars {
+            let category = scalar.properties.generalCategory
+            let isHidden = category == .control || category == .format || category == .lineSeparator || category == .paragraphSeparator
+            scalars.append(isHidden || forbidden.contains(scalar) ? "_" : scalar)
+        }
+        var safe = String(scalars).trimmingCharacters(in: CharacterSet(charactersIn: " .").union(.whitespacesAndNewlines))
+        if safe.utf8.count > maxFileNameBytes {
+            let dot = safe.lastIndex(of: ".").map { safe[$0...] } ?? ""
+            let suffix = dot.utf8.count <= 16 ? String(dot) : ""
+            var stem = Substring(safe.dropLast(suffix.count))
+            while stem.utf8.count + suffix.utf8.count > maxFileNameBytes { stem = stem.dropLast() }
+            safe = String(stem) + suffix
+        }
+        return safe.isEmpty ? nil : safe
+    }
+
+    /// `inline` for what a browser may show, `attachment` for anything else, with the uploaded name as a quoted
+    /// ASCII fallback and as UTF-8 (`filename*`, RFC 6266 and RFC 8187). A name kept before names were reduced is
+    /// reduced here.
     private static func disposition(_ entry: MediaLibrary.Entry) -> String {
         let kind = MediaSniffing.isSafeInline(entry.mimeType) ? "inline" : "attachment"
-        guard let name = entry.name else { return kind }
+        guard let name = entry.name.flatMap(safeFileName) else { return kind }
         let plain = String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
-            scalar.isASCII && scalar.value >= 0x20 && scalar.value != 0x7F && scalar != "\"" && scalar != "\\" ? scalar : "_"
+            scalar.isASCII && scalar.value >= 0x20 && scalar.value != 0x7F && scalar != "\"" && scalar != "\\" && scalar != "%" ? scalar : "_"
         }))
         let attributeCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$&+-.^_`|~")
         let encoded = name.addingPercentEncoding(withAllowedCharacters: attributeCharacters) ?? plain

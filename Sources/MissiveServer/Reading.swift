@@ -33,9 +33,8 @@ extension ChatServer {
     /// (`?before=ID`, `?after=ID`), in the order sent.
     private func history(_ request: Request, conversation: String) async throws -> [StoredMessage] {
         let limit = try Self.limit(request)
-        let parameters = request.uri.queryParameters
         let cursor: HistoryCursor
-        switch (parameters.get("before"), parameters.get("after")) {
+        switch (try RequestInput.query(request, "before"), try RequestInput.query(request, "after")) {
         case (nil, nil): return try await store.messages(inConversation: conversation, limit: limit)
         case (let before?, nil): cursor = .before(before)
         case (nil, let after?): cursor = .after(after)
@@ -69,8 +68,7 @@ extension ChatServer {
     /// `GET /api/v1/search?q=…[&conversation=ID][&limit=N]`: the member's messages that match, best first, in its
     /// own conversations only.
     private func search(_ request: Request, member: String) async throws -> Response {
-        let parameters = request.uri.queryParameters
-        guard let text = parameters.get("q"), !text.isEmpty else { throw APIError.badRequest("malformed-request", "search needs ?q=, the words to find") }
+        guard let text = try RequestInput.query(request, "q"), !text.isEmpty else { throw APIError.badRequest("malformed-request", "search needs ?q=, the words to find") }
         let query: SearchQuery
         do {
             query = try SearchQuery(parsing: text)
@@ -78,7 +76,7 @@ extension ChatServer {
             throw APIError.badRequest("malformed-query", error.message)
         }
         var conversation: String?
-        if let id = parameters.get("conversation") {
+        if let id = try RequestInput.query(request, "conversation") {
             _ = try await requireMembership(member, id)
             conversation = id
         }

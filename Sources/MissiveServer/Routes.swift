@@ -88,10 +88,10 @@ extension ChatServer {
         return routes
     }
 
-    /// A path parameter, its percent escapes decoded (`a%3Ab` is `a:b`); refused when it is not percent-encoded
-    /// UTF-8, or empty.
+    /// A path parameter, its percent escapes decoded (`a%3Ab` is `a:b`); refused when it is empty or not a value
+    /// ``RequestInput`` takes (percent-encoded UTF-8 without control characters, at most 1 KiB).
     static func pathParameter(_ context: some RequestContext, _ name: String) throws -> String {
-        try decoded(try context.parameters.require(name), name)
+        try RequestInput.pathSegment(try context.parameters.require(name)[...], name)
     }
 }
 

@@ -46,7 +46,7 @@ extension ChatServer {
         envelope.conversationID = conversation
         envelope.senderID = member
         envelope.sentAt = Self.serverTime()
-        try checkContentSize(envelope)  // before any plugin decodes it
+        try checkEnvelope(envelope)  // before any plugin decodes it
         let received = envelope
         let message = await registry.suspending.decode(received)
         return try await storeSent(message, member: member, conversation: conversation, members: members)
@@ -58,7 +58,7 @@ extension ChatServer {
     /// as unknown. `members` are the conversation's.
     func storeSent(_ message: Message, member: String, conversation: String, members: [String]) async throws -> Accepted {
         let envelope = message.envelope
-        try checkContentSize(envelope)
+        try checkEnvelope(envelope)
         if let unknown = message.unknown, case .decodeFailed(let reason) = unknown.reason, !configuration.keepsRefusedContent {
             throw APIError(
                 status: .unprocessableContent, code: "refused-content",
@@ -110,6 +110,28 @@ extension ChatServer {
         } catch {
             if error.code == .unsupported { return false }
             throw error
+        }
+    }
+
+    /// Refuses an envelope that breaks the name grammar (``checkNames(_:)``) or whose content is over the server's
+    /// limit.
+    func checkEnvelope(_ envelope: Envelope) throws {
+        try Self.checkNames(envelope)
+        try checkContentSize(envelope)
+    }
+
+    /// The server's one rule for the names a sent envelope carries, the grammar the registry and the type reports
+    /// use (``NameGrammar``): its `objectName` is an objectName of that grammar (an unknown `MS:` name is taken, as a
+    /// built-in type newer than the server), and its `id` and `parentID` are message ids. A refusal is `400
+    /// invalid-name`, naming the member and the rule it breaks.
+    static func checkNames(_ envelope: Envelope) throws(APIError) {
+        let problems = [
+            NameGrammar.objectNameProblem(envelope.objectName).map { "objectName: \($0) (an objectName has 1 to 32 characters: an ASCII letter, then letters, digits, '.', '_', ':' or '-')" },
+            NameGrammar.messageIDProblem(envelope.id).map { "id: \($0)" },
+            envelope.parentID.flatMap(NameGrammar.messageIDProblem).map { "parentID: \($0)" },
+        ]
+        if let problem = problems.lazy.compactMap({ $0 }).first {
+            throw APIError.badRequest("invalid-name", TextHygiene.line(problem))
         }
     }
 

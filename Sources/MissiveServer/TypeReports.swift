@@ -30,9 +30,7 @@ extension ChatServer {
         routes.get("conversations/:conversation/types/:objectName") { _, context in
             let member = context.member
             let conversation = try Self.pathParameter(context, "conversation")
-            guard let objectName = try context.parameters.require("objectName").removingPercentEncoding else {
-                throw APIError.badRequest("malformed-request", "the objectName in the path is not percent-encoded UTF-8")
-            }
+            let objectName = try Self.pathParameter(context, "objectName")
             if let problem = NameGrammar.objectNameProblem(objectName) { throw APIError.badRequest("invalid-type", TextHygiene.line(problem)) }
             let others = try await requireMembership(member, conversation).filter { $0 != member }.sorted()
             let reports = try await accounts.typeReports(of: others, about: objectName)
