@@ -40,15 +40,25 @@ extension PostgresMessageStore {
         // each other rather than deadlock.
         let sorted = rows.enumerated().sorted { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) }.map(\.element)
         let prepared = outcomes
-        // The parents outside the batch: when one is not stored, or waits for its own root, the batch stores a
-        // reply that waits for a root, and takes the thread lock alone (see `threadLock`).
-        let parents = Array(Set(sorted.compactMap(\.parentID)).subtracting(sorted.map(\.id)))
+        // The parents outside the batch, each in the conversation of its reply (a thread stays in its conversation):
+        // when one is not stored, or waits for its own root, the batch stores a reply that waits for a root, and
+        // takes the thread lock alone (see `threadLock`).
+        struct Key: Hashable { let id: String, conversation: String }
+        let parents = Array(
+            Set(sorted.compactMap { row in row.parentID.map { Key(id: $0, conversation: row.conversationID) } })
+                .subtracting(sorted.map { Key(id: $0.id, conversation: $0.conversationID) }))
+        let parentIDs = parents.map(\.id)
+        let parentConversations = parents.map(\.conversation)
         return try await transaction { transaction in
             var outcomes = prepared
             var alone = false
             if !parents.isEmpty {
                 let settled = try await transaction.query(
-                    "SELECT COUNT(*)::bigint FROM message WHERE id = ANY(\(parents)) AND NOT root_pending")[0].decode(Int.self)
+                    """
+                    SELECT COUNT(*)::bigint FROM message m JOIN unnest(\(parentIDs)::text[], \(parentConversations)::text[]) AS p(id, conversation_id)
+                        ON m.id = p.id AND m.conversation_id = p.conversation_id
+                    WHERE NOT m.root_pending
+                    """)[0].decode(Int.self)
                 alone = settled < parents.count
             }
             try await transaction.query(
@@ -168,7 +178,7 @@ extension PostgresMessageStore {
         }
         guard try await transaction.execute(statement).first != nil else { return false }
         if let rootID = statement.rootID, !statement.rootPending {
-            try await transaction.query("UPDATE message SET reply_count = reply_count + 1 WHERE id = \(rootID)")
+            try await transaction.query("UPDATE message SET reply_count = reply_count + 1 WHERE id = \(rootID) AND conversation_id = \(row.conversationID)")
         }
         // Replies that arrived before this message, waiting for it as their root.
         if awaitingRoots {
@@ -180,7 +190,8 @@ extension PostgresMessageStore {
                 """
             ).count
             if moved > 0, !statement.rootPending {
-                try await transaction.query("UPDATE message SET reply_count = reply_count + \(moved) WHERE id = \(newRoot)")
+                try await transaction.query(
+                    "UPDATE message SET reply_count = reply_count + \(moved) WHERE id = \(newRoot) AND conversation_id = \(row.conversationID)")
             }
         }
         if statement.rootPending { awaitingRoots = true }

@@ -85,19 +85,7 @@ extension PostgresMessageStore: MigratingStore {
             }
             try await Self.recount(transaction)
             // Reply counts and waiting replies from the rows.
-            try await transaction.query(
-                """
-                UPDATE message m SET root_pending = NOT m.root_pending
-                WHERE m.root_pending <> (m.root_id IS NOT NULL
-                    AND NOT EXISTS (SELECT 1 FROM message p WHERE p.id = m.root_id AND p.conversation_id = m.conversation_id))
-                """)
-            try await transaction.query(
-                """
-                UPDATE message m SET reply_count = r.replies
-                FROM (SELECT p.id, (SELECT COUNT(*) FROM message c WHERE c.root_id = p.id AND c.conversation_id = p.conversation_id) AS replies
-                    FROM message p) AS r
-                WHERE r.id = m.id AND m.reply_count <> r.replies
-                """)
+            for statement in PostgresSchema.recountThreads { try await transaction.query(PostgresQuery(unsafeSQL: statement)) }
         }
     }
 }

@@ -108,6 +108,25 @@ enum PostgresSchema {
             )
             """
         ],
+        // A thread stays in its conversation: a store written before replies were scoped may count a reply of one
+        // conversation under a root of another, or take such a root as settled. Counted again from the rows.
+        recountThreads,
+    ]
+
+    /// Sets every message's reply count and whether it waits for its thread's root, from the rows: a reply's root
+    /// counts only in the reply's own conversation.
+    static let recountThreads = [
+        """
+        UPDATE message m SET root_pending = NOT m.root_pending
+        WHERE m.root_pending <> (m.root_id IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM message p WHERE p.id = m.root_id AND p.conversation_id = m.conversation_id))
+        """,
+        """
+        UPDATE message m SET reply_count = r.replies
+        FROM (SELECT p.id, (SELECT COUNT(*) FROM message c WHERE c.root_id = p.id AND c.conversation_id = p.conversation_id) AS replies
+            FROM message p) AS r
+        WHERE r.id = m.id AND m.reply_count <> r.replies
+        """,
     ]
 
     /// The newest schema this version knows.

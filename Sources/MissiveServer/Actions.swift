@@ -9,8 +9,10 @@ import MissiveWire
 /// composer actions that create messages, both through the server's registry, as `missive act` and
 /// `missive compose` run them. docs/SERVER.md, "Actions", describes the endpoints.
 extension ChatServer {
-    /// The actions on each message, one at a time in each server instance (keyed by the instance's event hub and
-    /// the message id). The store makes each action atomic (``MessageStore/replace(messageID:with:)``); this lock
+    /// The actions on each message, one at a time in each server instance (keyed by the instance's event hub, the
+    /// conversation named in the path and the message id: a member who names another conversation's message never
+    /// waits behind, or delays, that conversation's actions, and gets the same immediate `404` as for an id that was
+    /// never stored). The store makes each action atomic (``MessageStore/replace(messageID:with:)``); this lock
     /// only keeps the actions of one instance from each holding a database connection while they wait for the
     /// message's lock.
     private static let actionLocks = KeyedLock<ActionKey>()
@@ -18,6 +20,7 @@ extension ChatServer {
     /// A message, in one server instance.
     private struct ActionKey: Hashable, Sendable {
         let server: ObjectIdentifier
+        let conversation: String
         let message: String
     }
 
@@ -67,7 +70,7 @@ extension ChatServer {
         let body = try await Self.actionBody(request, limit: configuration.limits.maxRequestBytes, allowed: ["arguments"])
         let given = try Self.arguments(in: body)
         let fills = request.headers[.authorization] == nil
-        return try await Self.actionLocks.withLock(ActionKey(server: ObjectIdentifier(events), message: messageID)) {
+        return try await Self.actionLocks.withLock(ActionKey(server: ObjectIdentifier(events), conversation: conversation, message: messageID)) {
             // The action runs on the copy just read, outside any transaction of the store (a plugin's action may take
             // its whole deadline); its edit is then stored only if the message is still that copy. When another
             // action changed it in between (through another server on the same database: this server runs one at a

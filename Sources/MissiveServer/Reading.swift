@@ -65,8 +65,9 @@ extension ChatServer {
         return RemoteReadState(conversation: conversation, readUpTo: state.readUpTo, unreadCount: state.unreadCount)
     }
 
-    /// `GET /api/v1/search?q=…[&conversation=ID][&limit=N]`: the member's messages that match, best first, in its
-    /// own conversations only.
+    /// `GET /api/v1/search?q=…[&conversation=ID][&limit=N]`: the member's messages that match, in its own
+    /// conversations only: best first, or newest first on a SQLite store (whose ranking would weigh words by
+    /// conversations the member is not in).
     private func search(_ request: Request, member: String) async throws -> Response {
         guard let text = try RequestInput.query(request, "q"), !text.isEmpty else { throw APIError.badRequest("malformed-request", "search needs ?q=, the words to find") }
         let query: SearchQuery

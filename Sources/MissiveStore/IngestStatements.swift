@@ -39,7 +39,7 @@ struct IngestStatements {
             """)
         // A thread stays in its conversation: a parent, or a waiting reply, of another conversation is not seen.
         parentStatement = try statement("SELECT root_id, root_pending FROM message WHERE id = ? AND conversation_id = ?")
-        addRepliesStatement = try statement("UPDATE message SET reply_count = reply_count + ? WHERE id = ?")
+        addRepliesStatement = try statement("UPDATE message SET reply_count = reply_count + ? WHERE id = ? AND conversation_id = ?")
         waitingRepliesStatement = try statement("SELECT COUNT(*) FROM message WHERE root_id = ? AND conversation_id = ? AND root_pending = 1")
         adoptRepliesStatement = try statement(
             "UPDATE message SET root_id = ?, root_pending = ? WHERE root_id = ? AND conversation_id = ? AND root_pending = 1")
@@ -128,9 +128,10 @@ struct IngestStatements {
     }
 
     /// Adds `count` replies to the reply count of message `id`.
-    func addReplies(_ count: Int, to id: String) throws {
+    func addReplies(_ count: Int, to id: String, in conversation: String) throws {
         try addRepliesStatement.bind(1, Int64(count))
         try addRepliesStatement.bind(2, id)
+        try addRepliesStatement.bind(3, conversation)
         try addRepliesStatement.run()
     }
 

@@ -94,7 +94,7 @@ extension SQLiteMessageStore {
         // Every row is in the index, words or none: FTS5 counts documents, and its integrity check counts rows.
         batch.stored.append(StoredRow(seq: seq, id: envelope.id, conversationID: envelope.conversationID, searchText: searchText))
         if let rootID, !rootPending {
-            try statements.addReplies(1, to: rootID)
+            try statements.addReplies(1, to: rootID, in: envelope.conversationID)
         }
         // Replies that arrived before this message, waiting for it as their root.
         if batch.awaitingRoots {
@@ -102,7 +102,7 @@ extension SQLiteMessageStore {
             if waiting > 0 {
                 try statements.adoptReplies(of: envelope.id, in: envelope.conversationID, root: rootID ?? envelope.id, pending: rootPending)
                 if !rootPending {
-                    try statements.addReplies(waiting, to: rootID ?? envelope.id)
+                    try statements.addReplies(waiting, to: rootID ?? envelope.id, in: envelope.conversationID)
                 }
             }
         }

@@ -11,12 +11,15 @@ extension SQLiteMessageStore {
             do {
                 // Ranked inside the index first, so that only the hits kept are read from the messages (a
                 // common word matches a fifth of them). Equal ranks: the message stored last first.
+                // A member's search is not ranked by bm25: FTS5 weighs each word by how many messages of the whole
+                // store hold it, so the order of a member's hits would tell how common a word is in conversations
+                // the member is not in. Its hits all rank 0, newest first.
                 rows = try Row.fetchAll(
                     db,
                     sql: """
                         SELECT \(MessageColumn.selection), hit.score
                         FROM (
-                            SELECT rowid, bm25(message_search) AS score FROM message_search
+                            SELECT rowid, CASE WHEN ?4 IS NULL THEN bm25(message_search) ELSE 0.0 END AS score FROM message_search
                             WHERE message_search MATCH ?1
                                 AND (?2 IS NULL OR rowid IN (SELECT seq FROM message WHERE conversation_id = ?2))
                                 AND (?4 IS NULL OR EXISTS (

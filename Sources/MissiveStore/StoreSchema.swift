@@ -157,6 +157,11 @@ enum StoreSchema {
                     ) WITHOUT ROWID
                     """)
         }
+        // A thread stays in its conversation: a store written before replies were scoped may count a reply of one
+        // conversation under a root of another, or take such a root as settled. Counted again from the rows.
+        migrator.registerMigration("v5-threads-in-conversation") { db in
+            try SQLiteMessageStore.recountThreads(db)
+        }
         return migrator
     }
 }

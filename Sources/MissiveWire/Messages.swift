@@ -244,7 +244,8 @@ public struct RemoteReadState: WireType, Hashable {
     public static let wireExample = RemoteReadState(conversation: "team", readUpTo: "m-42", unreadCount: 0)
 }
 
-/// `GET /api/v1/search`: the member's messages that match, best first.
+/// `GET /api/v1/search`: the member's messages that match, best first (newest first on a SQLite store, whose ranking
+/// would weigh words by conversations the member is not in).
 public struct SearchResults: WireType, Hashable {
     public static let wireName = "search-results"
     /// The matches.

@@ -236,4 +236,25 @@ import Testing
         #expect(try await store.unreadCount(member: "member100", conversation: "big") == 100)
         #expect(try await store.checkConsistency().problems == [])
     }
+
+    /// The order of a member's hits tells nothing about conversations the member is not in: the same two messages
+    /// come in the same order whether or not another conversation is full of one of their words.
+    @Test(arguments: StoreBackend.allCases)
+    func aMembersSearchOrderDoesNotDependOnOtherConversations(backend: StoreBackend) async throws {
+        var orders: [[String]] = []
+        for crowded in [false, true] {
+            let store = try await backend.newSharedStore()
+            try await store.join(member: "alice", conversation: "mine")
+            var envelopes = [
+                StoreTests.text("m1", "alpha zeta zeta zeta", in: "mine", from: "alice", at: 1),
+                StoreTests.text("m2", "alpha alpha alpha zeta", in: "mine", from: "alice", at: 2),
+            ]
+            if crowded {
+                envelopes += (0..<40).map { StoreTests.text("o\($0)", "alpha filler \($0)", in: "theirs", from: "bob", at: 10 + Int64($0)) }
+            }
+            _ = try await ingest(envelopes, into: store)
+            orders.append(try await store.search(SearchQuery(parsing: "alpha zeta"), member: "alice", conversation: nil, limit: 10).map(\.message.id))
+        }
+        #expect(orders[0] == orders[1] && Set(orders[0]) == ["m1", "m2"], "\(orders)")
+    }
 }

@@ -121,7 +121,38 @@ import Testing
         // The versions after it ran again: the plugin failures' table is back.
         #expect(try await store.pluginFailures().isEmpty)
         if backend == .postgres {
-            #expect(try await Fixtures.psql(String(location.prefix { $0 != "?" }), "SELECT string_agg(version::text, ',' ORDER BY version) FROM missive_schema") == "1,2,3")
+            #expect(try await Fixtures.psql(String(location.prefix { $0 != "?" }), "SELECT string_agg(version::text, ',' ORDER BY version) FROM missive_schema") == "1,2,3,4")
         }
+    }
+
+    /// A store written before threads were kept in their conversation may count a reply under a root of another
+    /// conversation; opened by this version, it is counted again from the rows, and the next reply counts right.
+    @Test(arguments: StoreBackend.allCases)
+    func aStoreWithThreadsAcrossConversationsIsRecountedWhenOpened(backend: StoreBackend) async throws {
+        let location = try await backend.newLocation()
+        let old = try await backend.open(location, kind: .shared)
+        _ = try await old.ingest([StoreTests.text("theirs", "secret plan", in: "other", from: "bob", at: 1)], registry: registry)
+        _ = try await old.ingest([StoreTests.text("probe", "reply", in: "mine", from: "alice", at: 2, replyingTo: "theirs")], registry: registry)
+        // What the earlier versions wrote: the probe settled in the other conversation's thread, counted there.
+        let rewind = "UPDATE message SET root_pending = \(backend == .sqlite ? "0" : "false") WHERE id = 'probe'; UPDATE message SET reply_count = 1 WHERE id = 'theirs'"
+        switch backend {
+        case .sqlite:
+            let queue = try DatabaseQueue(path: location)
+            try await queue.write { db in
+                try db.execute(sql: rewind)
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v5-threads-in-conversation'")
+            }
+            try queue.close()
+        case .postgres:
+            _ = try await Fixtures.psql(String(location.prefix { $0 != "?" }), rewind + "; DELETE FROM missive_schema WHERE version >= 4")
+        }
+        #expect(try await old.message(id: "theirs")?.replyCount == 1, "the rewind took")
+        let store = try await backend.open(location, kind: .shared)
+        #expect(try await store.message(id: "theirs")?.replyCount == 0)
+        #expect(try await store.checkConsistency().isConsistent)
+        // A reply to the probe stays in its own conversation too: nothing of the other one changes.
+        _ = try await store.ingest([StoreTests.text("again", "reply", in: "mine", from: "alice", at: 3, replyingTo: "probe")], registry: registry)
+        #expect(try await store.message(id: "theirs")?.replyCount == 0)
+        #expect(try await store.message(id: "again")?.threadRootID == "theirs")
     }
 }
