@@ -78,7 +78,7 @@ public struct ChatServer: Sendable {
         rateLimit = RateLimiter(burst: configuration.limits.burst, perSecond: configuration.limits.requestsPerSecond)
         pushes = configuration.pushGateway.map { [store] gateway in
             PushDispatcher(
-                gateway: gateway, policy: configuration.pushPolicy, deadLetterPath: configuration.pushDeadLettersPath, logger: logger,
+                gateway: gateway, credential: configuration.pushCredential, policy: configuration.pushPolicy, deadLetterPath: configuration.pushDeadLettersPath, logger: logger,
                 unreadCount: { member, conversation in
                     do {
                         return try await store.readState(member: member, conversation: conversation).unreadCount
@@ -87,6 +87,9 @@ public struct ChatServer: Sendable {
                         return nil
                     }
                 })
+        }
+        if configuration.pushGateway != nil && configuration.pushCredential == nil {
+            logger.warning("push: the gateway is called without a credential; anyone who reaches it can push as this server (set a push credential)")
         }
         let failures: [any Service] =
             registry.pluginFailureMemories.isEmpty ? [] : [PluginFailureService(registry: registry, store: store, logger: logger)]

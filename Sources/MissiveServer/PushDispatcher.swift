@@ -63,6 +63,7 @@ final class PushDispatcher: Service, Sendable {
     }
 
     let gateway: URL
+    let credential: PushCredential?
     let policy: PushPolicy
     private let deadLetterPath: String
     private let unreadCount: @Sendable (_ member: String, _ conversation: String) async -> Int?
@@ -73,10 +74,11 @@ final class PushDispatcher: Service, Sendable {
     private let session: URLSession
 
     init(
-        gateway: URL, policy: PushPolicy, deadLetterPath: String, logger: Logger,
+        gateway: URL, credential: PushCredential?, policy: PushPolicy, deadLetterPath: String, logger: Logger,
         unreadCount: @escaping @Sendable (_ member: String, _ conversation: String) async -> Int?
     ) {
         self.gateway = gateway
+        self.credential = credential
         self.policy = policy
         self.deadLetterPath = deadLetterPath
         self.logger = logger
@@ -268,6 +270,10 @@ final class PushDispatcher: Service, Sendable {
         request.httpBody = Data(body)
         request.setValue("application/json; charset=utf-8", forHTTPHeaderField: "Content-Type")
         request.setValue("missive", forHTTPHeaderField: "User-Agent")
+        // Signed at each try, so that a retry carries a fresh timestamp.
+        for header in credential?.headers(for: body, at: Int64(Date().timeIntervalSince1970)) ?? [] {
+            request.setValue(header.value, forHTTPHeaderField: header.name)
+        }
         request.timeoutInterval = session.configuration.timeoutIntervalForRequest
         let response: URLResponse
         do {

@@ -21,6 +21,10 @@ public struct ServerConfiguration: Sendable {
     /// conversation with no live connection to this server, as a JSON `POST` to this URL (`http` or `https`).
     /// `nil` (the default) pushes nothing. docs/SERVER.md, "Push", describes the request.
     public var pushGateway: URL?
+    /// What each push carries to show the gateway it comes from this server (``PushCredential``): a bearer token or
+    /// an HMAC signature of the body and the time. `nil` sends none, and the server warns when it starts with a
+    /// gateway but no credential. Used only with a ``pushGateway``.
+    public var pushCredential: PushCredential?
     /// How pushes are queued, sent and retried; used only with a ``pushGateway``.
     public var pushPolicy = PushPolicy()
 

@@ -83,12 +83,20 @@ extension MissiveCommand.Serve {
                 valueName: "url"))
         var pushGateway: String?
 
+        @Option(
+            name: .customLong("push-credential-file"),
+            help: ArgumentHelp(
+                "A file, readable by its owner only, whose one line is 'bearer:TOKEN' or 'hmac-sha256:SECRET': what each push carries to show the gateway it comes from this server (docs/SERVER.md, Push).",
+                valueName: "path"))
+        var pushCredentialFile: String?
+
         @OptionGroup var plugins: PluginOptions
         @OptionGroup var logging: LoggingOptions
 
         func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
             if let pushGateway { _ = try Self.gatewayURL(pushGateway) }
+            if pushCredentialFile != nil && pushGateway == nil { throw ValidationError("--push-credential-file needs --push-gateway") }
         }
 
         /// The URL `--push-gateway` names: absolute, `http` or `https`, with a host.
@@ -105,6 +113,14 @@ extension MissiveCommand.Serve {
             let logger = logging.logger()
             var configuration = ServerConfiguration(host: host, port: port, dataDirectory: try data.directory())
             configuration.pushGateway = try pushGateway.map(Self.gatewayURL)
+            if let pushCredentialFile {
+                do {
+                    configuration.pushCredential = try PushCredential.reading(file: pushCredentialFile)
+                } catch {
+                    Console.error("--push-credential-file: \(error)")
+                    throw ExitCode(2)
+                }
+            }
             if let db {
                 do {
                     configuration.store = try StoreLocation(parsing: db)

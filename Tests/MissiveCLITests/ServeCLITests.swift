@@ -87,5 +87,18 @@ import Testing
         #expect(refused.status == 2 && refused.stderr.contains(personal), "\(refused.stderr)")
         let badPort = try await Fixtures.missive("serve", "--port", "70000", "--data", data)
         #expect(badPort.status == 2 && badPort.stderr.contains("--port must be from 0 to 65535"), "\(badPort.stderr)")
+        // A push credential others can read, or one of no known kind, is refused naming the file and the reason.
+        let credential = try Fixtures.temporaryDirectory() + "/push-credential"
+        for (text, mode, says) in [
+            ("bearer:gateway-token-0123456789\n", 0o644, "can be read by others than its owner"),
+            ("basic:user:password\n", 0o600, "holds neither 'bearer:TOKEN' nor 'hmac-sha256:SECRET'"),
+            ("hmac-sha256:short\n", 0o600, "at least 32 bytes"),
+        ] {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: credential))
+            chmod(credential, mode_t(mode))
+            let answer = try await Fixtures.missive(
+                "serve", "--port", "0", "--data", data, "--push-gateway", "http://127.0.0.1:9/push", "--push-credential-file", credential)
+            #expect(answer.status == 2 && answer.stderr.contains(credential) && answer.stderr.contains(says), "\(answer.stderr)")
+        }
     }
 }

@@ -92,6 +92,38 @@ import Testing
     }
 
     /// A gateway that answers `503` twice gets the same push a third time, and takes it; nothing is dead-lettered.
+    /// Each try carries the credential: a bearer token, or a signature of its time and body that the gateway can
+    /// check with the shared secret (and that fails for any other body, time or secret).
+    @Test func eachPushCarriesTheConfiguredCredential() async throws {
+        let secret = Array("a shared secret of thirty-two bytes or more".utf8)
+        // The check docs/SERVER.md shows a gateway, in Python: hmac.new(b"k", b"1." + b"x", hashlib.sha256).hexdigest().
+        #expect(PushCredential.signature(of: Array("x".utf8), at: "1", secret: Array("k".utf8)) == "976cb87e4f568d1c0f03f32859e90af8597cf00b978ba37c229c97d3a15b8449")
+        for credential in [PushCredential.bearer("gateway-token-0123456789"), .hmacSHA256(secret: secret)] {
+            let gateway = try await PushGateway.start { count in count == 1 ? .serviceUnavailable : .ok }
+            let running = try await PushServer.start(.sqlite, gateway: gateway.url, credential: credential)
+            try await running.sendOne()
+            try await gateway.waitForRequests(2)
+            await running.settled()
+            for (headers, body) in zip(gateway.headers(), gateway.rawBodies()) {
+                switch credential {
+                case .bearer:
+                    #expect(headers[.authorization] == "Bearer gateway-token-0123456789")
+                case .hmacSHA256:
+                    #expect(headers[.authorization] == nil)
+                    let timestamp = try #require(headers[HTTPField.Name("Missive-Timestamp")!])
+                    let signature = try #require(headers[HTTPField.Name("Missive-Signature")!])
+                    #expect(abs((Int64(timestamp) ?? 0) - Int64(Date().timeIntervalSince1970)) < 120)
+                    #expect(signature == "v1=" + PushCredential.signature(of: body, at: timestamp, secret: secret))
+                    #expect(signature != "v1=" + PushCredential.signature(of: body + [0x20], at: timestamp, secret: secret))
+                    #expect(signature != "v1=" + PushCredential.signature(of: body, at: String((Int64(timestamp) ?? 0) + 1), secret: secret))
+                    #expect(signature != "v1=" + PushCredential.signature(of: body, at: timestamp, secret: secret.dropLast() + [UInt8(ascii: "!")]))
+                }
+            }
+            await running.stop()
+            await gateway.stop()
+        }
+    }
+
     @Test func aGatewayThatFailsTwiceGetsThePushOnTheThirdTry() async throws {
         let gateway = try await PushGateway.start { count in count <= 2 ? .serviceUnavailable : .ok }
         let running = try await PushServer.start(.sqlite, gateway: gateway.url)
@@ -165,6 +197,7 @@ import Testing
 final class PushGateway: Sendable {
     private struct Received {
         var path: String
+        var headers: HTTPFields
         var body: [UInt8]
         var time: ContinuousClock.Instant
     }
@@ -184,7 +217,7 @@ final class PushGateway: Sendable {
         router.post("push") { request, _ -> Response in
             let body = try await request.body.collect(upTo: 1 << 20)
             let count = gateway.received.withLock { received in
-                received.append(Received(path: request.uri.path, body: Array(body.readableBytesView), time: .now))
+                received.append(Received(path: request.uri.path, headers: request.headers, body: Array(body.readableBytesView), time: .now))
                 return received.count
             }
             var headers = HTTPFields()
@@ -232,6 +265,7 @@ final class PushGateway: Sendable {
 
     func rawBodies() -> [[UInt8]] { received.withLock { $0.map(\.body) } }
     func paths() -> [String] { received.withLock { $0.map(\.path) } }
+    func headers() -> [HTTPFields] { received.withLock { $0.map(\.headers) } }
     func times() -> [ContinuousClock.Instant] { received.withLock { $0.map(\.time) } }
 
     /// The bodies received, each a JSON object.
@@ -256,11 +290,12 @@ struct PushServer {
     var configuration: ServerConfiguration { server.configuration }
 
     static func start(
-        _ backend: StoreBackend, gateway: URL, attempts: Int = 5, transport: RunningServer.Transport = .router
+        _ backend: StoreBackend, gateway: URL, credential: PushCredential? = nil, attempts: Int = 5, transport: RunningServer.Transport = .router
     ) async throws -> PushServer {
         PushServer(
             running: try await RunningServer.start(backend, transport: transport) { configuration in
                 configuration.pushGateway = gateway
+                configuration.pushCredential = credential
                 configuration.pushPolicy = PushPolicy(attempts: attempts, initialDelay: .milliseconds(20), maximumDelay: .seconds(2), timeout: .seconds(30))
             })
     }
