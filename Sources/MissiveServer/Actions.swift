@@ -54,7 +54,7 @@ extension ChatServer {
     /// none for a message the server cannot decode.
     func listActions(member: String, conversation: String, messageID: String) async throws -> Response {
         _ = try await requireMembership(member, conversation)
-        let stored = try await storedMessage(messageID, in: conversation)
+        let stored = try await storedMessage(messageID, in: conversation, member: member)
         let envelope = try stored.envelope()
         let message = await registry.suspending.decode(envelope)
         return JSONResponse.make(MessageActions(
@@ -67,7 +67,7 @@ extension ChatServer {
     /// answered as it is.
     func performAction(_ request: Request, member: String, conversation: String, messageID: String, actionID: String) async throws -> Response {
         _ = try await requireMembership(member, conversation)
-        let body = try await Self.actionBody(request, limit: configuration.limits.maxRequestBytes, allowed: ["arguments"])
+        let body = try await Self.actionBody(request, limit: configuration.limits.maxRequestBytes, timeout: configuration.limits.requestBodyTimeout, allowed: ["arguments"])
         let given = try Self.arguments(in: body)
         let fills = request.headers[.authorization] == nil
         return try await Self.actionLocks.withLock(ActionKey(server: ObjectIdentifier(events), conversation: conversation, message: messageID)) {
@@ -76,7 +76,7 @@ extension ChatServer {
             // action changed it in between (through another server on the same database: this server runs one at a
             // time on each message), the action runs again on the new copy.
             for _ in 0..<Self.actionAttempts {
-                let stored = try await storedMessage(messageID, in: conversation)
+                let stored = try await storedMessage(messageID, in: conversation, member: member)
                 let (message, action, arguments) = try await actionable(stored, actionID: actionID, arguments: given, member: member, fills: fills)
                 let result = try await perform(actionID, on: message, arguments: arguments)
                 // An action that gives a URL changes nothing.
@@ -127,8 +127,10 @@ extension ChatServer {
     }
 
     /// The stored message `id` when it is in `conversation`; otherwise it is not found.
-    private func storedMessage(_ id: String, in conversation: String) async throws -> StoredMessage {
-        guard let stored = try await store.message(id: id), stored.conversationID == conversation else {
+    private func storedMessage(_ id: String, in conversation: String, member: String) async throws -> StoredMessage {
+        let found = try await store.message(id: id)
+        guard let stored = found, stored.conversationID == conversation else {
+            noteElsewhere(found, named: "message", by: member, in: conversation)
             throw APIError.noMessage(id, conversation)
         }
         return stored
@@ -168,7 +170,7 @@ extension ChatServer {
     /// as a sent message is.
     func composeMessage(_ request: Request, member: String, conversation: String, actionID: String) async throws -> Response {
         let members = try await requireMembership(member, conversation)
-        let body = try await Self.actionBody(request, limit: configuration.limits.maxRequestBytes, allowed: ["arguments", "id", "parentID"])
+        let body = try await Self.actionBody(request, limit: configuration.limits.maxRequestBytes, timeout: configuration.limits.requestBodyTimeout, allowed: ["arguments", "id", "parentID"])
         let arguments = try Self.arguments(in: body)
         let id = try Self.optionalID(body, "id") ?? Self.newMessageID()
         let parentID = try Self.optionalID(body, "parentID")
@@ -187,8 +189,8 @@ extension ChatServer {
 
     /// The members of an action's body, a JSON object with no members but `allowed`; an empty body is an empty
     /// object.
-    private static func actionBody(_ request: Request, limit: Int, allowed: Set<String>) async throws -> [(key: String, value: JSONValue)] {
-        let bytes = try await bodyBytes(request, limit: limit)
+    private static func actionBody(_ request: Request, limit: Int, timeout: Duration, allowed: Set<String>) async throws -> [(key: String, value: JSONValue)] {
+        let bytes = try await bodyBytes(request, limit: limit, timeout: timeout)
         guard bytes.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return [] }
         let value: JSONValue
         do {

@@ -6,10 +6,33 @@ import Synchronization
 /// Lets a request through only with a valid token (`Authorization: Bearer msv_...`) or, from a browser, a valid
 /// session cookie (see ``SessionCookie``), and records whose it is. A cookie-authenticated request that changes
 /// something must come from the server's own origin.
+///
+/// A request whose credential fails (none, malformed, unknown, revoked, expired) counts against its client address
+/// (``ServerLimits/failedAuthBurst``); once an address is over that allowance, its requests are refused `429` with a
+/// `Retry-After` before any credential is looked at, a valid one included, until the allowance refills. Each failure
+/// and each such refusal is a security event in the log.
 struct Authentication<Context: MissiveRequestContext>: RouterMiddleware {
     let accounts: ServerAccounts
+    let addresses: RateLimiter
+    let trustedProxies: Set<String>
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let address = ClientAddress.of(request, channel: context.channel, trustedProxies: trustedProxies)
+        let wait = addresses.waitWithoutTaking(for: address, at: .now)
+        if wait > 0 {
+            SecurityLog.event(context.logger, "address-limited", ["address": address, "path": request.uri.path])
+            throw APIError.rateLimited(wait: wait)
+        }
+        do {
+            return try await authenticated(request, context: context, next: next)
+        } catch let error as APIError where error.status == .unauthorized {
+            _ = addresses.take(for: address, at: .now)
+            SecurityLog.event(context.logger, "failed-auth", ["address": address, "path": request.uri.path, "reason": error.message])
+            throw error
+        }
+    }
+
+    private func authenticated(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization] else {
             guard let session = SessionCookie.id(in: request) else {
                 throw APIError.unauthorized("no token: send it as 'Authorization: Bearer TOKEN'")
@@ -42,12 +65,19 @@ struct RateLimit<Context: MissiveRequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let member = context.missiveMember else { throw APIError.memberRequired }
-        try limiter.admit(member)
+        do {
+            try limiter.admit(member)
+        } catch {
+            SecurityLog.event(context.logger, "rate-limited", ["member": member, "path": request.uri.path])
+            throw error
+        }
         return try await next(request, context)
     }
 }
 
-/// The server's one rate limiter: a token bucket per member, shared by HTTP requests and event-stream frames.
+/// A rate limiter: a token bucket per key. The server has one per member, shared by HTTP requests and event-stream
+/// frames, and one per client address for requests whose credential fails. Buckets that have refilled are forgotten
+/// when there are many, so that keys that come once (random addresses) do not grow it without bound.
 final class RateLimiter: Sendable {
     private let state = Mutex<[String: (tokens: Double, at: ContinuousClock.Instant)]>([:])
     private let burst: Double
@@ -68,14 +98,36 @@ final class RateLimiter: Sendable {
     func take(for member: String, at now: ContinuousClock.Instant) -> Double {
         state.withLock { buckets in
             var bucket = buckets[member] ?? (burst, now)
-            let elapsed = now - bucket.at
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(burst, bucket.tokens + seconds * perSecond)
+            bucket.tokens = refilled(bucket, at: now)
             bucket.at = now
+            if buckets[member] == nil, buckets.count >= Self.prunedAbove { prune(&buckets, at: now) }
             defer { buckets[member] = bucket }
             guard bucket.tokens >= 1 else { return (1 - bucket.tokens) / perSecond }
             bucket.tokens -= 1
             return 0
         }
+    }
+
+    /// The seconds until `key`'s bucket has a request to give, without taking it: 0 when it has one now.
+    func waitWithoutTaking(for key: String, at now: ContinuousClock.Instant) -> Double {
+        state.withLock { buckets in
+            guard let bucket = buckets[key] else { return 0 }
+            let tokens = refilled(bucket, at: now)
+            return tokens >= 1 ? 0 : (1 - tokens) / perSecond
+        }
+    }
+
+    /// How many buckets are kept before the full ones are forgotten.
+    static let prunedAbove = 10_000
+
+    private func refilled(_ bucket: (tokens: Double, at: ContinuousClock.Instant), at now: ContinuousClock.Instant) -> Double {
+        let elapsed = now - bucket.at
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return min(burst, bucket.tokens + seconds * perSecond)
+    }
+
+    /// Forgets the buckets that are full again: they are the same as no bucket.
+    private func prune(_ buckets: inout [String: (tokens: Double, at: ContinuousClock.Instant)], at now: ContinuousClock.Instant) {
+        buckets = buckets.filter { refilled($0.value, at: now) < burst }
     }
 }

@@ -37,6 +37,8 @@ public struct ChatServer: Sendable {
     let events: EventHub
     /// Each member's allowance of requests, shared by HTTP and the event stream.
     let rateLimit: RateLimiter
+    /// The failed authentications of each client address (``ServerLimits/failedAuthBurst``).
+    let failedAuthLimit: RateLimiter
     /// The pushes to the gateway, when ``ServerConfiguration/pushGateway`` names one.
     let pushes: PushDispatcher?
 
@@ -74,8 +76,11 @@ public struct ChatServer: Sendable {
         self.accounts = accounts
         self.media = media
         self.logger = logger
-        events = EventHub(store: store, queueLength: configuration.limits.eventQueueLength, logger: logger, accounts: accounts)
+        events = EventHub(
+            store: store, queueLength: configuration.limits.eventQueueLength, maxUnsentBytes: configuration.limits.maxUnsentBytes, logger: logger,
+            accounts: accounts)
         rateLimit = RateLimiter(burst: configuration.limits.burst, perSecond: configuration.limits.requestsPerSecond)
+        failedAuthLimit = RateLimiter(burst: configuration.limits.failedAuthBurst, perSecond: configuration.limits.failedAuthPerSecond)
         pushes = configuration.pushGateway.map { [store] gateway in
             PushDispatcher(
                 gateway: gateway, credential: configuration.pushCredential, policy: configuration.pushPolicy, deadLetterPath: configuration.pushDeadLettersPath, logger: logger,
@@ -113,7 +118,7 @@ public struct ChatServer: Sendable {
         let router = buildRouter()
         let application = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: httpServerConfiguration),
+            server: httpServer(webSocketRouter: router),
             configuration: .init(address: .hostname(host, port: port), serverName: "missive"),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? port) },
             logger: logger)
@@ -160,17 +165,27 @@ public struct ChatServer: Sendable {
         return summaries.map(RemoteConversation.init) + empty.map { RemoteConversation(id: $0, unreadCount: 0, messageCount: 0, lastMessage: nil) }
     }
 
+    /// Logs, as a security event, a member who named (as `what`: a message, a cursor) a message `found` in another
+    /// conversation than `conversation`. The member's answer is that of a message never stored.
+    func noteElsewhere(_ found: StoredMessage?, named what: String, by member: String, in conversation: String) {
+        guard let found, found.conversationID != conversation else { return }
+        SecurityLog.event(logger, "cross-conversation", ["member": member, "conversation": conversation, what: found.id])
+    }
+
     /// The members of `conversation`, when `member` is one of them; otherwise the conversation is not found.
     func requireMembership(_ member: String, _ conversation: String) async throws -> [String] {
         let members = try await store.members(ofConversation: conversation)
-        guard members.contains(member) else { throw APIError.noConversation(conversation) }
+        guard members.contains(member) else {
+            SecurityLog.event(logger, "not-a-member", ["member": member, "conversation": conversation])
+            throw APIError.noConversation(conversation)
+        }
         return members
     }
 
     /// `POST /api/v1/conversations` `{"id": "team", "members": ["bob"]}`: a new conversation of the member who
     /// asks and the members named, each of whom must have an account.
     func createConversation(_ request: Request, member: String) async throws -> Response {
-        let body = try await Self.wireBody(NewConversation.self, request, limit: configuration.limits.maxRequestBytes)
+        let body = try await Self.wireBody(NewConversation.self, request, limit: configuration.limits.maxRequestBytes, timeout: configuration.limits.requestBodyTimeout)
         let members = try await makeConversation(body.id, by: member, with: body.members)
         return JSONResponse.make(status: .created, RemoteConversationDetail(id: body.id, members: members, readUpTo: nil, unreadCount: 0))
     }
@@ -220,8 +235,8 @@ public struct ChatServer: Sendable {
 
     /// The request's body read as the wire type `T`, at most `limit` bytes: `malformed-json` when it is not JSON,
     /// `malformed-request` (naming the member at fault) when it is not a `T`.
-    static func wireBody<T: WireType>(_ type: T.Type, _ request: Request, limit: Int) async throws -> T {
-        let bytes = try await bodyBytes(request, limit: limit)
+    static func wireBody<T: WireType>(_ type: T.Type, _ request: Request, limit: Int, timeout: Duration) async throws -> T {
+        let bytes = try await bodyBytes(request, limit: limit, timeout: timeout)
         if let problem = JSONScanner.problem(in: bytes) { throw APIError.badRequest("malformed-json", "the body is not JSON: \(problem)") }
         do throws(WireDecodingError) {
             return try T.decoded(from: bytes)
@@ -231,8 +246,8 @@ public struct ChatServer: Sendable {
     }
 
     /// The request's body as one JSON value, at most `limit` bytes.
-    static func jsonBody(_ request: Request, limit: Int) async throws -> JSONValue {
-        let bytes = try await bodyBytes(request, limit: limit)
+    static func jsonBody(_ request: Request, limit: Int, timeout: Duration) async throws -> JSONValue {
+        let bytes = try await bodyBytes(request, limit: limit, timeout: timeout)
         do {
             return try JSONValue.parse(bytes)
         } catch {

@@ -29,6 +29,7 @@ final class EventHub: Sendable {
     struct Connection: Sendable {
         let member: String
         let queue: AsyncStream<OutboundEvent>.Continuation
+        let backlog: Backlog
         let close: @Sendable () -> Void
     }
 
@@ -50,6 +51,8 @@ final class EventHub: Sendable {
     private let logger: Logger
     /// The most events a connection may have waiting.
     let queueLength: Int
+    /// The most bytes of events a connection may have queued and not yet written.
+    let maxUnsentBytes: Int
     /// Where the instances say who is connected to them; `nil`: this process's connections alone count.
     private let accounts: ServerAccounts?
     /// This process's name in the presence rows.
@@ -62,9 +65,10 @@ final class EventHub: Sendable {
         case heartbeat
     }
 
-    init(store: any MessageStore, queueLength: Int, logger: Logger, accounts: ServerAccounts? = nil) {
+    init(store: any MessageStore, queueLength: Int, maxUnsentBytes: Int = 8 << 20, logger: Logger, accounts: ServerAccounts? = nil) {
         self.store = store
         self.queueLength = max(16, queueLength)
+        self.maxUnsentBytes = max(64 << 10, maxUnsentBytes)
         self.logger = logger
         self.accounts = accounts
         let (stream, sink) = AsyncStream.makeStream(of: PresenceEvent.self)
@@ -73,12 +77,15 @@ final class EventHub: Sendable {
 
     // MARK: Connections
 
-    /// Adds a connection of `member`. It receives every change after the returned position.
-    func connect(member: String, queue: AsyncStream<OutboundEvent>.Continuation, close: @escaping @Sendable () -> Void) -> (id: Int, position: Int64) {
+    /// Adds a connection of `member`, whose unsent bytes `backlog` counts. It receives every change after the
+    /// returned position.
+    func connect(
+        member: String, queue: AsyncStream<OutboundEvent>.Continuation, backlog: Backlog, close: @escaping @Sendable () -> Void
+    ) -> (id: Int, position: Int64) {
         state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            state.connections[id] = Connection(member: member, queue: queue, close: close)
+            state.connections[id] = Connection(member: member, queue: queue, backlog: backlog, close: close)
             state.byMember[member, default: []].insert(id)
             if state.byMember[member]?.count == 1 { presence.sink.yield(.member(member)) }
             return (id, state.position)
@@ -97,6 +104,11 @@ final class EventHub: Sendable {
             return connection
         }
         connection?.queue.finish()
+    }
+
+    /// How many live connections `member` has to this server.
+    func connectionCount(of member: String) -> Int {
+        state.withLock { $0.byMember[member]?.count ?? 0 }
     }
 
     /// Whether `member` has a live connection to this server.
@@ -125,8 +137,8 @@ final class EventHub: Sendable {
         }
     }
 
-    /// Queues `event` for each connection of `members`; a connection whose queue is full is cut off. Returns the
-    /// members that have no connection.
+    /// Queues `event` for each connection of `members`; a connection whose queue is full, or whose unsent bytes
+    /// would pass ``maxUnsentBytes``, is cut off. Returns the members that have no connection.
     @discardableResult
     private func hand(_ event: OutboundEvent, to members: some Sequence<String>, at position: Int64? = nil) -> [String] {
         let (overflowing, offline) = state.withLock { state -> ([Connection], [String]) in
@@ -139,7 +151,8 @@ final class EventHub: Sendable {
                 }
                 for id in ids {
                     guard let connection = state.connections[id] else { continue }
-                    if case .dropped = connection.queue.yield(event) {
+                    let isOver = connection.backlog.add(event.bytes.count) > maxUnsentBytes
+                    if isOver || { if case .dropped = connection.queue.yield(event) { true } else { false } }() {
                         overflowing.append(connection)
                         state.connections[id] = nil
                         state.byMember[member]?.remove(id)
@@ -154,7 +167,9 @@ final class EventHub: Sendable {
             return (overflowing, offline)
         }
         for connection in overflowing {
-            logger.notice("cut off a connection of \(connection.member): it did not read its events (\(queueLength) waiting)")
+            SecurityLog.event(
+                logger, "slow-reader",
+                ["member": connection.member, "reason": "its events were not read (at most \(queueLength) events, \(maxUnsentBytes) bytes wait)"])
             connection.queue.finish()
             connection.close()
         }
@@ -339,4 +354,31 @@ struct EventFeedService: Service {
     func run() async throws {
         try await hub.run()
     }
+}
+
+/// What one event-stream connection has queued and not yet written, in bytes, and since when the write in progress
+/// has waited for the client: the two bounds on its memory (``ServerLimits/maxUnsentBytes``,
+/// ``ServerLimits/stalledWriteTimeout``).
+final class Backlog: Sendable {
+    private let bytes = Atomic<Int>(0)
+    private let since = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// Counts `count` more bytes queued; the total after.
+    func add(_ count: Int) -> Int {
+        bytes.wrappingAdd(count, ordering: .relaxed).newValue
+    }
+
+    /// Counts `count` bytes as written (or dropped).
+    func remove(_ count: Int) {
+        bytes.wrappingSubtract(count, ordering: .relaxed)
+    }
+
+    /// A write to the client begins.
+    func startWriting() { since.withLock { $0 = .now } }
+
+    /// The write ended.
+    func endWriting() { since.withLock { $0 = nil } }
+
+    /// When the write in progress began; `nil` when none is.
+    var writingSince: ContinuousClock.Instant? { since.withLock { $0 } }
 }

@@ -46,15 +46,40 @@ extension ChatServer {
         guard let member = context.requestContext.missiveMember else { throw APIError.memberRequired }
         let after = (try? RequestInput.query(context.request, "after")).flatMap { $0.flatMap { Int64($0) } }
         let channel = context.requestContext.channel
+        let limits = configuration.limits
+        if events.connectionCount(of: member) >= limits.maxEventStreamsPerMember {
+            let address = ClientAddress.of(context.request, channel: channel, trustedProxies: configuration.trustedProxies)
+            SecurityLog.event(logger, "too-many-connections", ["member": member, "address": address, "limit": String(limits.maxEventStreamsPerMember)])
+            let refusal = APIError(
+                status: .tooManyRequests, code: "too-many-connections",
+                message: "\(limits.maxEventStreamsPerMember) event streams of this member are open; close one first", retryAfter: 5)
+            try? await send(EventJSON.failure(ref: nil, refusal), outbound)
+            try? await outbound.close(.policyViolation, reason: "too many connections")
+            return
+        }
         await events.waitUntilStarted()
         let (queue, continuation) = AsyncStream.makeStream(of: OutboundEvent.self, bufferingPolicy: .bufferingOldest(events.queueLength))
-        let (id, position) = events.connect(member: member, queue: continuation) { channel.close(promise: nil) }
+        let backlog = Backlog()
+        let (id, position) = events.connect(member: member, queue: continuation, backlog: backlog) { channel.close(promise: nil) }
         defer { events.disconnect(id) }
         await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await write(queue, to: outbound, member: member, after: after, livePosition: position)
+                try await write(queue, to: outbound, member: member, after: after, livePosition: position, backlog: backlog)
                 // The queue ended before the connection: it was cut off for not reading.
                 if !Task.isCancelled { channel.close(promise: nil) }
+            }
+            group.addTask {
+                // A write that the client does not take within the limit (it stopped reading, and what waits below the
+                // queue in the connection reached its bound) closes the connection.
+                let stalled = limits.stalledWriteTimeout
+                while !Task.isCancelled {
+                    try await Task.sleep(for: min(stalled / 4, .seconds(1)))
+                    if let since = backlog.writingSince, ContinuousClock.now - since > stalled {
+                        SecurityLog.event(logger, "slow-reader", ["member": member, "reason": "a write waited more than \(stalled)"])
+                        channel.close(promise: nil)
+                        return
+                    }
+                }
             }
             group.addTask {
                 // A member whose tokens were revoked while it was connected is disconnected.
@@ -76,6 +101,7 @@ extension ChatServer {
                         case .binary(let buffer): Array(buffer.readableBytesView)
                         }
                     let answer = await answer(bytes, from: member)
+                    if backlog.add(answer.count) > events.maxUnsentBytes { break }
                     if case .dropped = continuation.yield(OutboundEvent(position: nil, bytes: answer)) { break }
                 }
             } catch {
@@ -88,12 +114,12 @@ extension ChatServer {
     /// Writes the hello, the changes the client missed, the `none` messages kept for the member, then each event of
     /// `queue` as it comes, each feed change once.
     private func write(
-        _ queue: AsyncStream<OutboundEvent>, to outbound: WebSocketOutboundWriter, member: String, after: Int64?, livePosition: Int64
+        _ queue: AsyncStream<OutboundEvent>, to outbound: WebSocketOutboundWriter, member: String, after: Int64?, livePosition: Int64, backlog: Backlog
     ) async throws {
         var resumed = false
         if let after { resumed = after <= (try await store.lastChangePosition()) }
         var last = livePosition
-        try await send(EventJSON.hello(member: member, position: resumed ? after ?? livePosition : livePosition, resumed: resumed), outbound)
+        try await send(backlog: backlog, EventJSON.hello(member: member, position: resumed ? after ?? livePosition : livePosition, resumed: resumed), outbound)
         if resumed, let after {
             last = max(after, livePosition)
             var cursor = after
@@ -104,7 +130,7 @@ extension ChatServer {
                     if let (event, recipients) = try await events.event(for: change),
                         recipients.contains(member) || (change.kind == .left && change.memberID == member)
                     {
-                        try await send(event.bytes, outbound)
+                        try await send(backlog: backlog, event.bytes, outbound)
                     }
                 }
                 cursor = changes[changes.count - 1].position
@@ -113,14 +139,15 @@ extension ChatServer {
         for kept in try await accounts.takePending(for: member) {
             // Only for the conversations the member is still in.
             guard try await events.members(of: kept.conversation).contains(member) else { continue }
-            try await send(EventJSON.transient(kept.envelope, persistence: .none, conversation: kept.conversation), outbound)
+            try await send(backlog: backlog, EventJSON.transient(kept.envelope, persistence: .none, conversation: kept.conversation), outbound)
         }
         for await event in queue {
+            defer { backlog.remove(event.bytes.count) }
             if let position = event.position {
                 guard position > last else { continue }
                 last = position
             }
-            try await send(event.bytes, outbound)
+            try await send(backlog: backlog, event.bytes, outbound)
         }
     }
 
@@ -131,7 +158,16 @@ extension ChatServer {
         try await outbound.write(.text(String(decoding: bytes, as: UTF8.self)))
     }
 
+    /// Writes one event, with the time it waits for the client in `backlog`, for the watchdog that closes a connection
+    /// whose client stopped reading.
+    private func send(backlog: Backlog, _ bytes: [UInt8], _ outbound: WebSocketOutboundWriter) async throws {
+        backlog.startWriting()
+        defer { backlog.endWriting() }
+        try await send(bytes, outbound)
+    }
+
     // MARK: Frames from the client
+
 
     /// The answer to one frame a member sent: a `send`, `read` or `types` frame (``SendFrame``, ``ReadFrame``,
     /// ``TypesFrame``), answered by a `sent`, `marked` or `reported` ``AnswerFrame``, or an ``ErrorFrame``.

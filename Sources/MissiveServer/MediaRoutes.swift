@@ -40,7 +40,9 @@ extension ChatServer {
 
         let received: MediaLibrary.Received
         do {
-            received = try await media.receive(request.body, limit: limit)
+            received = try await Self.withDeadline(configuration.limits.uploadTimeout, "the upload") { [media] in
+                try await media.receive(request.body, limit: limit)
+            }
         } catch let error as MediaStorageError {
             throw Self.mediaUnavailable(error, context)
         }

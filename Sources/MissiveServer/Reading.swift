@@ -16,11 +16,11 @@ extension ChatServer {
         routes.get("conversations/:conversation/messages") { request, context in
             let id = try Self.pathParameter(context, "conversation")
             _ = try await requireMembership(context.member, id)
-            return JSONResponse.make(MessageList(messages: try await history(request, conversation: id).map(RemoteMessage.init)))
+            return JSONResponse.make(MessageList(messages: try await history(request, member: context.member, conversation: id).map(RemoteMessage.init)))
         }
         routes.post("conversations/:conversation/read") { request, context in
             let id = try Self.pathParameter(context, "conversation")
-            let body = try await Self.wireBody(ReadMarkRequest.self, request, limit: configuration.limits.maxRequestBytes)
+            let body = try await Self.wireBody(ReadMarkRequest.self, request, limit: configuration.limits.maxRequestBytes, timeout: configuration.limits.requestBodyTimeout)
             return JSONResponse.make(try await markRead(member: context.member, conversation: id, upTo: body.upTo))
         }
         routes.get("search") { request, context in
@@ -31,7 +31,7 @@ extension ChatServer {
 
     /// `GET …/messages`: the newest `limit` messages, or the `limit` before or after a message of the conversation
     /// (`?before=ID`, `?after=ID`), in the order sent.
-    private func history(_ request: Request, conversation: String) async throws -> [StoredMessage] {
+    private func history(_ request: Request, member: String, conversation: String) async throws -> [StoredMessage] {
         let limit = try Self.limit(request)
         let cursor: HistoryCursor
         switch (try RequestInput.query(request, "before"), try RequestInput.query(request, "after")) {
@@ -45,7 +45,9 @@ extension ChatServer {
             case .before(let id), .after(let id): id
             }
         // A cursor from another conversation is a mistake to report, not an empty page.
-        guard let anchor = try await store.message(id: id), anchor.conversationID == conversation else {
+        let found = try await store.message(id: id)
+        guard let anchor = found, anchor.conversationID == conversation else {
+            noteElsewhere(found, named: "cursor", by: member, in: conversation)
             throw APIError.badRequest("unknown-cursor", "no message \(TextHygiene.line(id)) in this conversation")
         }
         return try await store.messages(inConversation: conversation, from: cursor, limit: limit)

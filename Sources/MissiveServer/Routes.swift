@@ -27,8 +27,8 @@ extension ChatServer {
     /// paths. Every answer of these routes carries Missive's security headers, and every refusal has Missive's one
     /// error shape (`{"error": {"code", "message"}}`). The host must also:
     /// - run ``services`` in its application (the event feed, pushes, the plugin-failure writer);
-    /// - serve with `.http1WebSocketUpgrade(webSocketRouter: router, configuration: httpServerConfiguration)`, for
-    ///   the event stream at `/api/v1/events` (``httpServerConfiguration``);
+    /// - serve with ``httpServer(webSocketRouter:)``, for the event stream at `/api/v1/events` and the guards on
+    ///   each connection;
     /// - add ``unmatchedAPIRequests(context:)`` to its router, so that a request under `/api/v1` that no route
     ///   takes gets Missive's error shape.
     ///
@@ -39,7 +39,7 @@ extension ChatServer {
         routes.add(middleware: ErrorsAndHeaders<Context>())
         routes.addRoutes(pageRoutes(context: Context.self))
         let api = routes.group("api/v1")
-            .add(middleware: Authentication<Context>(accounts: accounts))
+            .add(middleware: Authentication<Context>(accounts: accounts, addresses: failedAuthLimit, trustedProxies: configuration.trustedProxies))
             .add(middleware: RateLimit<Context>(limiter: rateLimit))
         // The event stream upgrades in the host's own context; the other routes run in one that has the member.
         api.addRoutes(eventRoutes(context: Context.self))

@@ -8,7 +8,7 @@ import NIOCore
 extension ChatServer {
     /// `POST /api/v1/conversations/{id}/messages`: a member sends an envelope (see ``accept(_:from:in:)``).
     func send(_ request: Request, member: String, conversation: String) async throws -> Response {
-        let body = try await Self.bodyBytes(request, limit: configuration.limits.maxRequestBytes)
+        let body = try await Self.bodyBytes(request, limit: configuration.limits.maxRequestBytes, timeout: configuration.limits.requestBodyTimeout)
         return try await accept(body, from: member, in: conversation).response
     }
 
@@ -46,7 +46,7 @@ extension ChatServer {
         envelope.conversationID = conversation
         envelope.senderID = member
         envelope.sentAt = Self.serverTime()
-        try checkEnvelope(envelope)  // before any plugin decodes it
+        try checkEnvelope(envelope, from: member)  // before any plugin decodes it
         let received = envelope
         let message = await registry.suspending.decode(received)
         return try await storeSent(message, member: member, conversation: conversation, members: members)
@@ -58,7 +58,7 @@ extension ChatServer {
     /// as unknown. `members` are the conversation's.
     func storeSent(_ message: Message, member: String, conversation: String, members: [String]) async throws -> Accepted {
         let envelope = message.envelope
-        try checkEnvelope(envelope)
+        try checkEnvelope(envelope, from: member)
         if let unknown = message.unknown, case .decodeFailed(let reason) = unknown.reason, !configuration.keepsRefusedContent {
             throw APIError(
                 status: .unprocessableContent, code: "refused-content",
@@ -68,6 +68,7 @@ extension ChatServer {
         switch outcome {
         case .stored?:
             guard let stored = try await store.message(id: envelope.id) else { throw APIError.storeLost(envelope.id) }
+            if let parentID = envelope.parentID { noteParentElsewhere(parentID, of: envelope.id, from: member, in: conversation) }
             var offline: [String] = []
             if pushes != nil { offline = await events.offline(members) }
             schedulePushes(for: message, from: member, in: conversation, to: offline)
@@ -101,6 +102,15 @@ extension ChatServer {
         }
     }
 
+    /// Logs a reply whose parent is a message of another conversation (which the store took as a parent never
+    /// stored) as a security event, after the answer: the sender's answer and its timing are those of any reply.
+    private func noteParentElsewhere(_ parentID: String, of id: String, from member: String, in conversation: String) {
+        Task.detached { [store, logger] in
+            guard let parent = try? await store.message(id: parentID), parent.conversationID != conversation else { return }
+            SecurityLog.event(logger, "cross-conversation", ["member": member, "conversation": conversation, "message": id, "parentID": parentID])
+        }
+    }
+
     /// Publishes a message its flag keeps out of the store on the store's feed, which hands it to the members online
     /// on every instance; `false` when the store cannot (a store without the feed for it), and it was not.
     private func publishTransient(_ message: Message) async throws -> Bool {
@@ -115,8 +125,13 @@ extension ChatServer {
 
     /// Refuses an envelope that breaks the name grammar (``checkNames(_:)``) or whose content is over the server's
     /// limit.
-    func checkEnvelope(_ envelope: Envelope) throws {
-        try Self.checkNames(envelope)
+    func checkEnvelope(_ envelope: Envelope, from member: String) throws {
+        do {
+            try Self.checkNames(envelope)
+        } catch {
+            SecurityLog.event(logger, "refused-name", ["member": member, "conversation": envelope.conversationID, "reason": error.message])
+            throw error
+        }
         try checkContentSize(envelope)
     }
 
@@ -165,12 +180,29 @@ extension ChatServer {
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    /// The request's body, at most `limit` bytes.
-    static func bodyBytes(_ request: Request, limit: Int) async throws -> [UInt8] {
+    /// The request's body, at most `limit` bytes, all of it within `timeout` (else `408 request-timeout`).
+    static func bodyBytes(_ request: Request, limit: Int, timeout: Duration) async throws -> [UInt8] {
         do {
-            return Array(try await request.body.collect(upTo: limit).readableBytesView)
+            return try await withDeadline(timeout, "the request's body") { Array(try await request.body.collect(upTo: limit).readableBytesView) }
         } catch is NIOTooManyBytesError {
             throw APIError(status: .contentTooLarge, code: "too-large", message: "the request body is over \(limit) bytes")
+        }
+    }
+
+    /// What `work` gives, when it ends within `timeout`; else `408 request-timeout` (naming `what` did not arrive)
+    /// and `work` is cancelled.
+    static func withDeadline<T: Sendable>(_ timeout: Duration, _ what: String, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw APIError(status: .requestTimeout, code: "request-timeout", message: "\(what) did not arrive within \(timeout)")
+            }
+            return value
         }
     }
 }

@@ -17,6 +17,10 @@ public struct ServerConfiguration: Sendable {
     /// Whether content that its type's plugin refuses is kept as unknown (as a host without the plugin would keep
     /// it) instead of refused with the plugin's reason (`422`, the default).
     public var keepsRefusedContent = false
+    /// The addresses of the reverse proxies in front of the server (HAProxy, nginx) whose `X-Forwarded-For` is
+    /// believed: for a request from one of them, the client address that the limits per address and the security
+    /// log use is the last one that header names. Empty by default: the connection's peer is the client.
+    public var trustedProxies: Set<String> = []
     /// The push gateway: when set, each new message a member sends is pushed, for every other member of the
     /// conversation with no live connection to this server, as a JSON `POST` to this URL (`http` or `https`).
     /// `nil` (the default) pushes nothing. docs/SERVER.md, "Push", describes the request.
@@ -96,6 +100,36 @@ public struct ServerLimits: Sendable, Hashable {
     /// How often an event-stream connection checks that its member still has a token that is not revoked (30 s by
     /// default): a member whose tokens are revoked is disconnected within that time.
     public var tokenCheckInterval: Duration = .seconds(30)
+
+    /// Requests whose credential fails (none, malformed, unknown, revoked) that one client address may make in a
+    /// burst: 30 by default, refilled at ``failedAuthPerSecond`` (1 a second). An address over it is answered `429`
+    /// with a `Retry-After` for every request that needs a member, before its credential is looked at, until the
+    /// allowance refills. Several members behind one address share it: raise it for a network that many members
+    /// share, or name its proxy in ``ServerConfiguration/trustedProxies``.
+    public var failedAuthBurst = 30
+    /// See ``failedAuthBurst``.
+    public var failedAuthPerSecond = 1.0
+    /// The most connections one client address may have open to one server: 256 by default. Another is answered `503
+    /// too-many-connections` and closed. Behind a proxy every client has the proxy's address: raise it there.
+    public var maxConnectionsPerAddress = 256
+    /// How long a new connection has to send its first request's head: 10 s by default, then `408 request-timeout`.
+    public var requestHeadTimeout: Duration = .seconds(10)
+    /// How long a request body of the API (not an upload) may take to arrive: 30 s by default, then `408
+    /// request-timeout`.
+    public var requestBodyTimeout: Duration = .seconds(30)
+    /// How long an upload may take to arrive: 10 minutes by default (25 MiB at 350 kbit/s), then `408
+    /// request-timeout` and nothing of it is kept.
+    public var uploadTimeout: Duration = .seconds(600)
+    /// The most event streams one member may have open on one server: 16 by default. Another is answered with an
+    /// `error` frame (`too-many-connections`) and closed with 1008.
+    public var maxEventStreamsPerMember = 16
+    /// The most bytes of events that may wait, queued and not yet written, for one event-stream connection: 8 MiB by
+    /// default. A connection over it is closed (it resumes from its last position when it connects again). Below the
+    /// queue, the connection's socket buffer holds at most NIO's high-water mark (64 KiB) and one frame.
+    public var maxUnsentBytes = 8 << 20
+    /// How long one write to an event-stream connection may wait for the client to read: 30 s by default. A client
+    /// that reads nothing for that long while events wait is closed.
+    public var stalledWriteTimeout: Duration = .seconds(30)
 
     /// Limits; see each property. The defaults: 256 KiB a request, 128 KiB of content, 25 MiB an upload, bursts
     /// of 60 requests refilled at 20 a second.

@@ -17,7 +17,7 @@ extension ChatServer {
     func addTypeReports<Context: MissiveRequestContext>(to routes: RouteCollection<MemberRequestContext<Context>>) {
         routes.put("me/types") { request, context in
             let member = context.member
-            let body = try await Self.jsonBody(request, limit: configuration.limits.maxRequestBytes)
+            let body = try await Self.jsonBody(request, limit: configuration.limits.maxRequestBytes, timeout: configuration.limits.requestBodyTimeout)
             return JSONResponse.make(try await reportTypes(body, member: member))
         }
         routes.get("me/types") { _, context in

@@ -28,7 +28,7 @@ extension ChatServer {
             return Self.page(Self.signInPage(failed: false))
         }
         router.get("login") { _, _ in Self.page(Self.signInPage(failed: false)) }
-        router.post("session") { request, _ in try await signIn(request) }
+        router.post("session") { request, context in try await signIn(request, context: context) }
         router.post("session/end") { request, _ in
             if let id = SessionCookie.id(in: request) {
                 guard SessionCookie.isSameOrigin(request) else { throw SessionCookie.crossOrigin }
@@ -46,7 +46,7 @@ extension ChatServer {
             // The list page's form: a new conversation, then its page.
             guard let member = try await pageMember(request) else { return Self.redirect("/login") }
             guard SessionCookie.isSameOrigin(request) else { throw SessionCookie.crossOrigin }
-            let form = String(decoding: try await Self.bodyBytes(request, limit: 8192), as: UTF8.self)
+            let form = String(decoding: try await Self.bodyBytes(request, limit: 8192, timeout: configuration.limits.requestBodyTimeout), as: UTF8.self)
             let id = (Self.formValue("id", in: form) ?? "").trimmingCharacters(in: .whitespaces)
             let names = (Self.formValue("members", in: form) ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
             do {
@@ -91,10 +91,17 @@ extension ChatServer {
     }
 
     /// `POST /session` with `token=…` (a form) or `{"token": "…"}` (JSON): a new session. A form is answered with a
-    /// redirect to `/c`, JSON with `{"member": …}`; both set the cookie.
-    private func signIn(_ request: Request) async throws -> Response {
+    /// redirect to `/c`, JSON with `{"member": …}`; both set the cookie. A token that is not valid counts against the
+    /// client address as a failed authentication of the API does (``ServerLimits/failedAuthBurst``).
+    private func signIn(_ request: Request, context: some MissiveRequestContext) async throws -> Response {
         if request.headers[.origin] != nil, !SessionCookie.isSameOrigin(request) { throw SessionCookie.crossOrigin }
-        let bytes = try await Self.bodyBytes(request, limit: 4096)
+        let address = ClientAddress.of(request, channel: context.channel, trustedProxies: configuration.trustedProxies)
+        let wait = failedAuthLimit.waitWithoutTaking(for: address, at: .now)
+        if wait > 0 {
+            SecurityLog.event(context.logger, "address-limited", ["address": address, "path": request.uri.path])
+            throw APIError.rateLimited(wait: wait)
+        }
+        let bytes = try await Self.bodyBytes(request, limit: 4096, timeout: configuration.limits.requestBodyTimeout)
         let isJSON = request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false
         let token: String?
         if isJSON {
@@ -108,6 +115,8 @@ extension ChatServer {
             return Self.page(Self.signInPage(failed: true), status: .unauthorized)
         }
         guard let session = try await accounts.startSession(token: token) else {
+            _ = failedAuthLimit.take(for: address, at: .now)
+            SecurityLog.event(context.logger, "failed-auth", ["address": address, "path": request.uri.path, "reason": "sign-in with a token that is not valid"])
             if isJSON { throw APIError.unauthorized("the token is not valid (unknown, or revoked)") }
             return Self.page(Self.signInPage(failed: true), status: .unauthorized)
         }

@@ -47,10 +47,10 @@ package struct RunningServer: Sendable {
 
     /// Starts a server; stop it with ``stop()``. With `dataDirectory` and `store`, it uses those of another server
     /// (one started before, or one running beside it) instead of fresh ones; `configure` changes the rest of its
-    /// configuration (a push gateway...).
+    /// configuration (a push gateway...). The server logs to `logger`, or nowhere.
     package static func start(
         _ backend: StoreBackend, limits: ServerLimits = ServerLimits(), keepsRefusedContent: Bool = false, dataDirectory: String? = nil,
-        store: StoreLocation? = nil, registry: MessageRegistry? = nil, transport: Transport = .router,
+        store: StoreLocation? = nil, registry: MessageRegistry? = nil, transport: Transport = .router, logger: Logger? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> RunningServer {
         let data = try dataDirectory ?? Fixtures.temporaryDirectory()
@@ -60,7 +60,7 @@ package struct RunningServer: Sendable {
         configuration.keepsRefusedContent = keepsRefusedContent
         configure(&configuration)
         let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        let server = try await ChatServer.open(configuration: configuration, registry: try registry ?? Fixtures.sampleRegistry(), logger: quiet)
+        let server = try await ChatServer.open(configuration: configuration, registry: try registry ?? Fixtures.sampleRegistry(), logger: logger ?? quiet)
         switch transport {
         case .live:
             let (ports, continuation) = AsyncStream.makeStream(of: Int.self)

@@ -53,4 +53,38 @@ import Testing
         #expect(plan["replyCount"] as? Int == 1, "\(plan)")  // its own reply, "step", alone
         #expect(try await running.server.store.checkConsistency().isConsistent)
     }
+
+    /// Every other place an id names a message: an action, a history cursor, a read mark. Naming another
+    /// conversation's message is answered exactly as naming one never stored, changes nothing there, and is logged
+    /// as a security event with the member.
+    @Test func anActionACursorOrAReadMarkAtAnotherConversationsMessageIsAnsweredAsAMissingOne() async throws {
+        let log = StrangerLimitTests.LogLines()
+        let running = try await RunningServer.start(.sqlite, logger: log.logger)
+        let alice = try running.member("alice")
+        let mallory = try running.member("mallory")
+        #expect(try await running.request("POST", "/api/v1/conversations", token: alice, body: #"{"id":"team"}"#).status == 201)
+        #expect(try await running.request("POST", "/api/v1/conversations", token: mallory, body: #"{"id":"lair"}"#).status == 201)
+        let poll = #"{"id":"poll1","objectName":"demo:poll","content":{"question":"Lunch?","options":["a","b"]}}"#
+        #expect(try await running.send(poll, to: "team", token: alice).status == 201)
+        #expect(try await running.send(#"{"id":"own","objectName":"MS:Text","content":{"content":"x"}}"#, to: "lair", token: mallory).status == 201)
+        let before = try await running.server.store.message(id: "poll1")
+        let probes: [(String, String, String?)] = [
+            ("POST", "/api/v1/conversations/lair/messages/ID/actions/vote", #"{"arguments":[0,"mallory"]}"#),
+            ("GET", "/api/v1/conversations/lair/messages/ID/actions", nil),
+            ("GET", "/api/v1/conversations/lair/messages?before=ID", nil),
+            ("POST", "/api/v1/conversations/lair/read", #"{"upTo":"ID"}"#),
+        ]
+        for (method, path, body) in probes {
+            let probe = try await running.request(method, path.replacingOccurrences(of: "ID", with: "poll1"), token: mallory, body: body?.replacingOccurrences(of: "ID", with: "poll1"))
+            let control = try await running.request(method, path.replacingOccurrences(of: "ID", with: "poll2"), token: mallory, body: body?.replacingOccurrences(of: "ID", with: "poll2"))
+            #expect(probe.status >= 400 && probe.status == control.status, "\(path): \(probe.status) \(control.status)")
+            #expect(probe.text.replacingOccurrences(of: "poll1", with: "ID") == control.text.replacingOccurrences(of: "poll2", with: "ID"), "\(probe.text)\n\(control.text)")
+        }
+        // The poll is as it was, and its own member's read state too.
+        #expect(try await running.server.store.message(id: "poll1") == before)
+        #expect(try await running.server.store.readState(member: "alice", conversation: "team").unreadCount == 0)
+        let events = log.matching("security: cross-conversation")
+        #expect(events.count >= 3 && events.allSatisfy { $0.contains("member=mallory") }, "\(events)")
+        await running.stop()
+    }
 }

@@ -38,7 +38,7 @@ public func buildApplication(chat: ChatServer, host: String = "127.0.0.1", port:
     let router = buildRouter(chat: chat)
     return Application(
         router: router,
-        server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: chat.httpServerConfiguration),
+        server: chat.httpServer(webSocketRouter: router),
         configuration: .init(address: .hostname(host, port: port)),
         services: chat.services,
         logger: logger)
