@@ -98,7 +98,8 @@ public struct ChatServer: Sendable {
         }
         let failures: [any Service] =
             registry.pluginFailureMemories.isEmpty ? [] : [PluginFailureService(registry: registry, store: store, logger: logger)]
-        services = failures + (pushes.map { [$0] } ?? []) + [EventFeedService(hub: events)]
+        let collection = MediaCollectionService(media: media, grace: configuration.limits.unreferencedMediaGrace, logger: logger)
+        services = failures + (pushes.map { [$0] } ?? []) + [EventFeedService(hub: events), collection]
     }
 
     /// Serves until the process receives SIGTERM or SIGINT (then the requests in flight finish, for 30 s at most,

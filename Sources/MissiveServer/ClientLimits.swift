@@ -23,7 +23,7 @@ enum ClientAddress {
 /// The security events an operator may alert on, each one line at `notice`, with the member or the client address
 /// and never a token, a cookie or a message's content. Every line starts `security:` and names the event
 /// (`failed-auth`, `address-limited`, `rate-limited`, `refused-name`, `not-a-member`, `cross-conversation`,
-/// `too-many-connections`, `slow-reader`, `header-timeout`), then `key=value` fields.
+/// `too-many-connections`, `slow-reader`, `header-timeout`, `quota-exceeded`), then `key=value` fields.
 enum SecurityLog {
     static func event(_ logger: Logger, _ name: String, _ fields: KeyValuePairs<String, String>) {
         let text = fields.map { "\($0.key)=\(quoted($0.value))" }.joined(separator: " ")

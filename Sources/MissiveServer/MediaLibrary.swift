@@ -14,8 +14,8 @@ import NIOCore
 struct MediaLibrary: Sendable {
     /// The folder of the files.
     let directory: String
-    private let index: DatabaseQueue
-    private let indexPath: String
+    let index: DatabaseQueue
+    let indexPath: String
 
     /// One upload as the index keeps it.
     struct Entry: Sendable, Hashable {
@@ -139,6 +139,7 @@ struct MediaLibrary: Sendable {
                 try db.execute(
                     sql: "INSERT INTO upload(conversation, sha256, mime_type, size, uploader, name, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     arguments: [conversation, received.sha256, mimeType, received.size, uploader, name, now])
+                try Self.clearTombstone(conversation, received.sha256, db)
                 return try Self.first(conversation, received.sha256, db) ?? Entry(sha256: received.sha256, mimeType: mimeType, size: received.size, name: name)
             }
         } catch {

@@ -12,6 +12,7 @@ extension ChatServer {
         let routes = RouteCollection(context: MemberRequestContext<Context>.self)
         routes.post("conversations/:conversation/media") { request, context in try await uploadMedia(request, context: context) }
         routes.get("conversations/:conversation/media/:sha256") { request, context in try await downloadMedia(request, context: context) }
+        routes.delete("conversations/:conversation/media/:sha256") { _, context in try await deleteMedia(context: context) }
         return routes
     }
 
@@ -29,6 +30,9 @@ extension ChatServer {
         if let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > Int64(limit) {
             throw APIError(status: .contentTooLarge, code: "too-large", message: "the upload is \(length) bytes; the server takes \(limit) at most")
         }
+        // The member's quota, before and after the bytes come.
+        let declaredLength = request.headers[.contentLength].flatMap { Int64($0) } ?? 0
+        try await checkQuota(of: member, adding: declaredLength, context)
         var declared: String?
         if let header = request.headers[.contentType] {
             guard let essence = MediaSniffing.essence(header) else {
@@ -45,6 +49,12 @@ extension ChatServer {
             }
         } catch let error as MediaStorageError {
             throw Self.mediaUnavailable(error, context)
+        }
+        do {
+            try await checkQuota(of: member, adding: received.size, context)
+        } catch {
+            unlink(received.temporaryPath)
+            throw error
         }
         let mimeType: String
         switch MediaSniffing.storedType(declared: declared, head: received.head, isWhole: received.size <= Int64(received.head.count)) {
@@ -83,6 +93,10 @@ extension ChatServer {
             throw Self.mediaUnavailable(error, context)
         }
         guard let entry = found else {
+            // A file deleted by its uploader, or collected, says so in the conversation it was in.
+            if MediaLibrary.isHash(hash), let reason = try? await media.goneReason(conversation: conversation, sha256: hash) {
+                throw APIError(status: .gone, code: "media-deleted", message: "the file \(hash) is gone: \(reason)")
+            }
             throw APIError(status: .notFound, code: "not-found", message: "no file \(TextHygiene.line(hash)) in conversation \(TextHygiene.line(conversation))")
         }
         var headers: HTTPFields = [
@@ -107,6 +121,49 @@ extension ChatServer {
             return Response(status: .partialContent, headers: headers, body: try await files.loadFile(path: path, range: range, context: context))
         }
         return Response(status: .ok, headers: headers, body: try await files.loadFile(path: path, context: context))
+    }
+
+    /// `DELETE /api/v1/conversations/{id}/media/{sha256}`: the uploader deletes its upload of the file to that
+    /// conversation (`204`). The file then answers `410 media-deleted` there, unless another member uploaded it
+    /// there too; its bytes go when no conversation has it. Another member's upload is `403 not-yours`.
+    func deleteMedia(context: MemberRequestContext<some MissiveRequestContext>) async throws -> Response {
+        let member = context.member
+        let conversation = try Self.pathParameter(context, "conversation")
+        _ = try await requireMembership(member, conversation)
+        let hash = try Self.pathParameter(context, "sha256")
+        let outcome: MediaLibrary.Deletion
+        do {
+            outcome = MediaLibrary.isHash(hash) ? try await media.delete(conversation: conversation, sha256: hash, by: member) : .notFound
+        } catch {
+            throw Self.mediaUnavailable(error, context)
+        }
+        switch outcome {
+        case .deleted:
+            return Response(status: .noContent)
+        case .notYours:
+            throw APIError(status: .forbidden, code: "not-yours", message: "the file was uploaded to \(TextHygiene.line(conversation)) by other members; only they may delete it")
+        case .notFound:
+            throw APIError(status: .notFound, code: "not-found", message: "no file \(TextHygiene.line(hash)) of yours in conversation \(TextHygiene.line(conversation))")
+        }
+    }
+
+    /// Refuses an upload that would take `member` over its quota (``ServerLimits/maxUploadedBytesPerMember``,
+    /// ``ServerLimits/maxUploadedFilesPerMember``): `413 quota-exceeded`, with what it has and what it may have.
+    private func checkQuota(of member: String, adding bytes: Int64, _ context: some RequestContext) async throws {
+        let usage: (bytes: Int64, files: Int)
+        do {
+            usage = try await media.usage(of: member)
+        } catch {
+            throw Self.mediaUnavailable(error, context)
+        }
+        let limits = configuration.limits
+        if usage.files >= limits.maxUploadedFilesPerMember || usage.bytes + bytes > Int64(limits.maxUploadedBytesPerMember) {
+            SecurityLog.event(context.logger, "quota-exceeded", ["member": member, "files": String(usage.files), "bytes": String(usage.bytes)])
+            throw APIError(
+                status: .contentTooLarge, code: "quota-exceeded",
+                message: "your uploads take \(usage.bytes) bytes in \(usage.files) files; the server keeps \(limits.maxUploadedBytesPerMember) bytes and "
+                    + "\(limits.maxUploadedFilesPerMember) files a member: delete some first (DELETE …/media/{sha256})")
+        }
     }
 
     // MARK: Helpers

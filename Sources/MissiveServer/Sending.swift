@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import Missive
 import MissiveStore
 import MissiveWire
@@ -69,6 +70,7 @@ extension ChatServer {
         case .stored?:
             guard let stored = try await store.message(id: envelope.id) else { throw APIError.storeLost(envelope.id) }
             if let parentID = envelope.parentID { noteParentElsewhere(parentID, of: envelope.id, from: member, in: conversation) }
+            try await recordMediaReferences(stored)
             var offline: [String] = []
             if pushes != nil { offline = await events.offline(members) }
             schedulePushes(for: message, from: member, in: conversation, to: offline)
@@ -99,6 +101,17 @@ extension ChatServer {
             throw APIError.badRequest("refused-by-store", reason)
         case nil:
             throw APIError.storeLost(envelope.id)
+        }
+    }
+
+    /// Records the files a stored message names, so that they are not collected as unreferenced.
+    func recordMediaReferences(_ stored: StoredMessage) async throws {
+        let hashes = MediaLibrary.referencedHashes(in: stored.envelopeBytes)
+        guard !hashes.isEmpty else { return }
+        do {
+            try await media.recordReferences(hashes, conversation: stored.conversationID, messageID: stored.id)
+        } catch {
+            logger.error("media: \(error)")
         }
     }
 

@@ -120,6 +120,14 @@ public struct ServerLimits: Sendable, Hashable {
     /// How long an upload may take to arrive: 10 minutes by default (25 MiB at 350 kbit/s), then `408
     /// request-timeout` and nothing of it is kept.
     public var uploadTimeout: Duration = .seconds(600)
+    /// What one member may keep uploaded: 1 GiB by default, in at most ``maxUploadedFilesPerMember`` uploads. An
+    /// upload past either is answered `413 quota-exceeded`; the member deletes its uploads with `DELETE`.
+    public var maxUploadedBytesPerMember = 1 << 30
+    /// See ``maxUploadedBytesPerMember``: 1,000 uploads by default.
+    public var maxUploadedFilesPerMember = 1_000
+    /// How long an upload that no stored message names is kept: 24 hours by default. Then it is removed, and its
+    /// download answers `410 media-deleted`.
+    public var unreferencedMediaGrace: Duration = .seconds(86_400)
     /// The most event streams one member may have open on one server: 16 by default. Another is answered with an
     /// `error` frame (`too-many-connections`) and closed with 1008.
     public var maxEventStreamsPerMember = 16

@@ -71,6 +71,23 @@ enum ServerSchema {
                     CREATE INDEX IF NOT EXISTS upload_file ON upload(conversation, sha256, id);
                     """)
         }
+        // Which stored messages name each file (kept when the server stores them), and the files their uploaders
+        // deleted. The uploads made before references were kept count as referenced (message id ''), so that the
+        // collection of unreferenced files never takes them.
+        migrator.registerMigration("2 references, deletions, quota") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE media_reference(
+                        conversation TEXT NOT NULL, sha256 TEXT NOT NULL, message_id TEXT NOT NULL,
+                        PRIMARY KEY (conversation, sha256, message_id)) WITHOUT ROWID;
+                    CREATE TABLE deleted_upload(
+                        conversation TEXT NOT NULL, sha256 TEXT NOT NULL, deleted_at INTEGER NOT NULL, reason TEXT NOT NULL,
+                        PRIMARY KEY (conversation, sha256)) WITHOUT ROWID;
+                    CREATE INDEX upload_uploader ON upload(uploader);
+                    CREATE INDEX upload_time ON upload(uploaded_at);
+                    INSERT OR IGNORE INTO media_reference(conversation, sha256, message_id) SELECT DISTINCT conversation, sha256, '' FROM upload;
+                    """)
+        }
         return migrator
     }()
 

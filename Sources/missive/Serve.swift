@@ -90,10 +90,39 @@ extension MissiveCommand.Serve {
                 valueName: "path"))
         var pushCredentialFile: String?
 
+        @Option(
+            name: .customLong("limit"),
+            help: ArgumentHelp(
+                "Set one of the server's limits, NAME=VALUE, again for each (docs/SERVER.md, Limits): \(ServerLimits.settableNames.joined(separator: ", ")). Counts and bytes are whole numbers, rates numbers, times seconds.",
+                valueName: "name=value"))
+        var limits: [String] = []
+
+        @Option(
+            name: .customLong("trusted-proxy"),
+            help: ArgumentHelp(
+                "The address of a reverse proxy in front of the server whose X-Forwarded-For names the client, for the limits per address and the security log; again for each.",
+                valueName: "address"))
+        var trustedProxies: [String] = []
+
         @OptionGroup var plugins: PluginOptions
         @OptionGroup var logging: LoggingOptions
 
+        /// The limits with each `--limit` applied.
+        func serverLimits() throws -> ServerLimits {
+            var result = ServerLimits()
+            for setting in limits {
+                guard let equals = setting.firstIndex(of: "=") else { throw ValidationError("--limit takes NAME=VALUE, not '\(setting)'") }
+                do {
+                    try result.set(String(setting[..<equals]), to: String(setting[setting.index(after: equals)...]))
+                } catch {
+                    throw ValidationError("--limit: \(error)")
+                }
+            }
+            return result
+        }
+
         func validate() throws {
+            _ = try serverLimits()
             guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
             if let pushGateway { _ = try Self.gatewayURL(pushGateway) }
             if pushCredentialFile != nil && pushGateway == nil { throw ValidationError("--push-credential-file needs --push-gateway") }
@@ -111,7 +140,8 @@ extension MissiveCommand.Serve {
 
         func run() async throws {
             let logger = logging.logger()
-            var configuration = ServerConfiguration(host: host, port: port, dataDirectory: try data.directory())
+            var configuration = ServerConfiguration(host: host, port: port, dataDirectory: try data.directory(), limits: try serverLimits())
+            configuration.trustedProxies = Set(trustedProxies)
             configuration.pushGateway = try pushGateway.map(Self.gatewayURL)
             if let pushCredentialFile {
                 do {

@@ -209,10 +209,24 @@ package struct HTTPAnswer: Sendable {
 /// A TCP socket connected to `port` on 127.0.0.1, for tests that speak to the server byte by byte; its caller
 /// closes it. `receiveBuffer` sets its receive buffer before it connects (a small one makes a reader that falls
 /// behind at once). Blocking: call it off the concurrency pool (`Fixtures.offThePool`) when it may wait.
-package func loopbackSocket(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
+package func loopbackSocket(port: Int, receiveBuffer: Int32? = nil, from source: String? = nil) throws -> Int32 {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
     if var size = receiveBuffer { setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+    // Another address of loopback (127.0.0.2...), for a client the server must tell from those at 127.0.0.1.
+    if let source {
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw HarnessError("bind to \(source): \(reason)")
+        }
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -1,6 +1,7 @@
 import Foundation
+import Logging
 import Missive
-import MissiveServer
+@testable import MissiveServer
 import MissiveServerTestSupport
 import MissiveStore
 import MissiveStoreTestSupport
@@ -298,6 +299,80 @@ import Testing
         #expect(image.mimeType == "image/png" && image.sizeBytes == Int64(Self.png.count))
         let back = try await cast.download(try #require(image.remoteURL), by: cast.bob)
         #expect(back.status == 200 && back.body == Self.png)
+        await cast.running.stop()
+    }
+
+    /// A member's uploads meet a quota of files and of bytes; deleting one makes room again.
+    @Test func aMembersUploadsMeetItsQuotaAndDeletingMakesRoom() async throws {
+        var limits = ServerLimits(burst: 200, requestsPerSecond: 100)
+        limits.maxUploadedFilesPerMember = 2
+        limits.maxUploadedBytesPerMember = 1_000
+        let cast = try await Cast.start(.sqlite, limits: limits, transport: .live)
+        let first = try await cast.upload(Array(repeating: 0x61, count: 400), as: "text/plain", by: cast.alice)
+        let second = try await cast.upload(Array(repeating: 0x62, count: 400), as: "text/plain", by: cast.alice)
+        #expect(first.status == 201 && second.status == 201, "\(first.text) \(second.text)")
+        // A third file, and (after one is deleted) bytes past the quota: refused, and nothing of them kept.
+        let third = try await cast.upload(Array(repeating: 0x63, count: 10), as: "text/plain", by: cast.alice)
+        #expect(third.status == 413 && third.errorCode == "quota-exceeded" && third.text.contains("2 files"), "\(third.text)")
+        let sha = try #require(try first.json["sha256"] as? String)
+        #expect(try await cast.running.request("DELETE", "/api/v1/conversations/team/media/\(sha)", token: cast.alice).status == 204)
+        let big = try await cast.upload(Array(repeating: 0x64, count: 700), as: "text/plain", by: cast.alice, chunked: true)
+        #expect(big.status == 413 && big.errorCode == "quota-exceeded", "\(big.text)")
+        let fits = try await cast.upload(Array(repeating: 0x65, count: 500), as: "text/plain", by: cast.alice)
+        #expect(fits.status == 201, "\(fits.text)")
+        // Another member's quota is its own.
+        #expect(try await cast.upload(Array(repeating: 0x66, count: 900), as: "text/plain", by: cast.bob).status == 201)
+        let temporary = try FileManager.default.contentsOfDirectory(atPath: cast.running.server.configuration.mediaDirectory + "/tmp")
+        #expect(temporary.isEmpty, "\(temporary)")
+        await cast.running.stop()
+    }
+
+    /// The uploader deletes its upload; another member may not; the file then answers 410 in that conversation,
+    /// its bytes go when no conversation has it, and the same bytes uploaded again are served again.
+    @Test(arguments: StoreBackend.allCases)
+    func theUploaderDeletesItsFileWhichThenAnswers410(backend: StoreBackend) async throws {
+        let cast = try await Cast.start(backend)
+        let uploaded = try await cast.upload(Self.png, as: "image/png", by: cast.alice)
+        let path = try #require(try uploaded.json["remoteURL"] as? String)
+        // An image message names it; deleting the file leaves the message as it was.
+        let content = #"{"remoteURL":"\#(path)","mimeType":"image/png","sizeBytes":\#(Self.png.count)}"#
+        #expect(try await cast.running.send(#"{"id":"img","objectName":"MS:Image","content":\#(content)}"#, to: "team", token: cast.alice).status == 201)
+        let bobDeletes = try await cast.running.request("DELETE", path, token: cast.bob)
+        #expect(bobDeletes.status == 403 && bobDeletes.errorCode == "not-yours", "\(bobDeletes.text)")
+        let zoeDeletes = try await cast.running.request("DELETE", path, token: cast.zoe)
+        #expect(zoeDeletes.status == 404, "\(zoeDeletes.text)")
+        #expect(try await cast.running.request("DELETE", path, token: cast.alice).status == 204)
+        let gone = try await cast.download(path, by: cast.bob)
+        #expect(gone.status == 410 && gone.errorCode == "media-deleted" && gone.text.contains("deleted by its uploader"), "\(gone.text)")
+        #expect(try cast.storedFiles().isEmpty, "no conversation has the file: its bytes are gone")
+        #expect(try await cast.running.server.store.message(id: "img") != nil)
+        #expect(try await cast.running.request("DELETE", path, token: cast.alice).status == 404)
+        // Uploaded again, it is served again.
+        #expect(try await cast.upload(Self.png, as: "image/png", by: cast.bob).status == 201)
+        #expect(try await cast.download(path, by: cast.alice).status == 200)
+        await cast.running.stop()
+    }
+
+    /// An upload that no stored message names is removed after the grace period; one a message names is kept.
+    @Test func anUploadNoMessageNamesIsCollectedAfterTheGracePeriod() async throws {
+        let cast = try await Cast.start(.sqlite)
+        let named = try await cast.upload(Self.png, as: "image/png", by: cast.alice)
+        let unnamed = try await cast.upload(Array("not named anywhere\n".utf8), as: "text/plain", by: cast.alice)
+        let namedPath = try #require(try named.json["remoteURL"] as? String)
+        let unnamedPath = try #require(try unnamed.json["remoteURL"] as? String)
+        let content = #"{"remoteURL":"\#(namedPath)","mimeType":"image/png","sizeBytes":\#(Self.png.count)}"#
+        #expect(try await cast.running.send(#"{"id":"img","objectName":"MS:Image","content":\#(content)}"#, to: "team", token: cast.alice).status == 201)
+        // Within the grace period, nothing goes.
+        let server = cast.running.server
+        await MediaCollectionService(media: server.media, grace: .seconds(3600), logger: Logger(label: "test")).collectOnce()
+        #expect(try await cast.download(unnamedPath, by: cast.bob).status == 200)
+        // Past it (a grace of nothing), the unnamed upload goes and the named one stays.
+        try await Task.sleep(for: .milliseconds(20))
+        await MediaCollectionService(media: server.media, grace: .zero, logger: Logger(label: "test")).collectOnce()
+        let collected = try await cast.download(unnamedPath, by: cast.bob)
+        #expect(collected.status == 410 && collected.text.contains("no message named it"), "\(collected.text)")
+        #expect(try await cast.download(namedPath, by: cast.bob).status == 200)
+        #expect(try cast.storedFiles().count == 1)
         await cast.running.stop()
     }
 
