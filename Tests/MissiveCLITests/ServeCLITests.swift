@@ -87,6 +87,14 @@ import Testing
         #expect(refused.status == 2 && refused.stderr.contains(personal), "\(refused.stderr)")
         let badPort = try await Fixtures.missive("serve", "--port", "70000", "--data", data)
         #expect(badPort.status == 2 && badPort.stderr.contains("--port must be from 0 to 65535"), "\(badPort.stderr)")
+        // A limit it does not have, or a value it cannot take, names the limit and what it takes.
+        for (setting, says) in [
+            ("nope=1", "no limit named 'nope'; the limits: maxRequestBytes"), ("burst=0", "burst takes a whole number above 0, not '0'"),
+            ("requestHeadTimeout=soon", "requestHeadTimeout takes seconds"), ("burst", "--limit takes NAME=VALUE"),
+        ] {
+            let answer = try await Fixtures.missive("serve", "--port", "0", "--data", data, "--limit", setting)
+            #expect(answer.status == 2 && answer.stderr.contains(says), "\(setting): \(answer.stderr)")
+        }
         // A push credential others can read, or one of no known kind, is refused naming the file and the reason.
         let credential = try Fixtures.temporaryDirectory() + "/push-credential"
         for (text, mode, says) in [
