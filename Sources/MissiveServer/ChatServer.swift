@@ -94,7 +94,7 @@ public struct ChatServer: Sendable {
                 })
         }
         if configuration.pushGateway != nil && configuration.pushCredential == nil {
-            logger.warning("push: the gateway is called without a credential; anyone who reaches it can push as this server (set a push credential)")
+            logger.warning("push: the gateway is called without a credential; anyone who reaches it can push as this server (missive serve --push-credential-file, or ServerConfiguration.pushCredential)")
         }
         let failures: [any Service] =
             registry.pluginFailureMemories.isEmpty ? [] : [PluginFailureService(registry: registry, store: store, logger: logger)]

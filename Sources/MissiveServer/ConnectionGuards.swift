@@ -66,7 +66,42 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
+        // A connection the guards answered and closed before its first request head ends Hummingbird's wait for the
+        // upgrade with an error it logs at `error`; the guards logged it already, as a security event.
+        var quieter = logger
+        quieter.handler = RefusedConnectionLogHandler(base: logger.handler)
+        await base.handle(value: value, logger: quieter)
+    }
+}
+
+/// Hummingbird's log for one connection, with its line about a connection that ended before its first request head
+/// ("Error handling upgrade result") at `debug`: the guards close such connections on purpose, and a stranger could
+/// otherwise fill the error log with them.
+struct RefusedConnectionLogHandler: LogHandler {
+    var base: any LogHandler
+
+    var logLevel: Logger.Level {
+        get { base.logLevel }
+        set { base.logLevel = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { base.metadata }
+        set { base.metadata = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { base[metadataKey: key] }
+        set { base[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var event = event
+        if event.level == .error, event.message.description == "Error handling upgrade result" {
+            guard base.logLevel <= .debug else { return }
+            event.level = .debug
+        }
+        base.log(event: event)
     }
 }
 
@@ -193,6 +228,7 @@ final class FirstRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         headers.add(name: "Content-Length", value: String(body.count))
         headers.add(name: "Connection", value: "close")
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        headers.add(name: "X-Frame-Options", value: "DENY")
         headers.add(name: "Cache-Control", value: "no-store")
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
@@ -213,7 +249,7 @@ enum RawAnswer {
         let body = body(code: code, message: message)
         let head =
             "HTTP/1.1 \(status)\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
-            + "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n\(extraHeaders)\r\n"
+            + "X-Content-Type-Options: nosniff\r\nX-Frame-Options: DENY\r\nCache-Control: no-store\r\n\(extraHeaders)\r\n"
         return Array(head.utf8) + body
     }
 }

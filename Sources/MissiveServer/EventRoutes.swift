@@ -187,7 +187,7 @@ extension ChatServer {
             ref = FrameRef(json: bytes)
         }
         do {
-            try rateLimit.admit(member)
+            try admitFrame(of: member)
             let type = try Self.frame(FrameHeader.self, frame).type
             switch type {
             case "send":
@@ -216,11 +216,21 @@ extension ChatServer {
     /// member is over it (a refused frame counts like any other).
     private func refusal(of member: String, _ error: APIError) -> [UInt8] {
         do {
-            try rateLimit.admit(member)
+            try admitFrame(of: member)
         } catch {
             return EventJSON.failure(ref: nil, APIError(answering: error, logger: logger))
         }
         return EventJSON.failure(ref: nil, error)
+    }
+
+    /// Takes one frame from `member`'s allowance (``RateLimiter``), or logs the refusal and throws it.
+    private func admitFrame(of member: String) throws(APIError) {
+        do {
+            try rateLimit.admit(member)
+        } catch {
+            SecurityLog.event(logger, "rate-limited", ["member": member, "path": "/api/v1/events"])
+            throw error
+        }
     }
 
     /// The members of a frame that is one JSON object, each value's JSON text as sent.

@@ -84,7 +84,7 @@ extension ChatServer {
         let member = context.member
         let conversation = try Self.pathParameter(context, "conversation")
         _ = try await requireMembership(member, conversation)
-        let hash = try context.parameters.require("sha256")
+        let hash = try Self.pathParameter(context, "sha256")
         // A file uploaded to another conversation answers exactly as one that does not exist.
         let found: MediaLibrary.Entry?
         do {

@@ -139,7 +139,8 @@ extension MissiveCommand.Serve {
         }
 
         func run() async throws {
-            let logger = logging.logger()
+            // At `notice`, so that the security events (docs/SERVER.md, "Threat model") are in the log.
+            let logger = logging.logger(defaultLevel: .notice)
             var configuration = ServerConfiguration(host: host, port: port, dataDirectory: try data.directory(), limits: try serverLimits())
             configuration.trustedProxies = Set(trustedProxies)
             configuration.pushGateway = try pushGateway.map(Self.gatewayURL)

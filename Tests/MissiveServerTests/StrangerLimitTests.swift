@@ -105,6 +105,9 @@ import Testing
         #expect(refused.allSatisfy { $0.contains(#""code":"too-many-connections""#) && $0.contains("Retry-After") }, "\(refused)")
         #expect(timedOut.allSatisfy { $0.contains(#""code":"request-timeout""#) }, "\(timedOut)")
         #expect(log.matching("security: header-timeout").count >= 3)
+        // Hummingbird's own line for each connection that ended before its first head is not an error here: a stranger
+        // would fill the error log with it.
+        #expect(log.matching("Error handling upgrade result").isEmpty, "\(log.matching("Error"))")
         #expect(log.matching("security: too-many-connections").contains { $0.contains("address=127.0.0.2") }, "\(log.matching("security:"))")
         // Once they are gone, that address is taken again.
         let again = try await Fixtures.offThePool { () -> String in
