@@ -214,32 +214,28 @@ package func loopbackSocket(port: Int, receiveBuffer: Int32? = nil, from source:
     guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
     if var size = receiveBuffer { setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
     // Another address of loopback (127.0.0.2...), for a client the server must tell from those at 127.0.0.1.
-    if let source {
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw HarnessError("bind to \(source): \(reason)")
-        }
+    if let source { try onIPv4Address(source, port: 0, of: descriptor, "bind to \(source)", bind) }
+    try onIPv4Address("127.0.0.1", port: port, of: descriptor, "connect to port \(port)", connect)
+    return descriptor
+}
+
+/// Calls `call` (`bind` or `connect`) on `descriptor` with the IPv4 address `address`:`port`; on failure closes the
+/// descriptor and throws, saying `what` failed and why.
+private func onIPv4Address(
+    _ address: String, port: Int, of descriptor: Int32, _ what: String, _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32
+) throws {
+    var socketAddress = sockaddr_in()
+    socketAddress.sin_family = sa_family_t(AF_INET)
+    socketAddress.sin_port = in_port_t(UInt16(port).bigEndian)
+    socketAddress.sin_addr.s_addr = inet_addr(address)
+    let result = withUnsafePointer(to: &socketAddress) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else {
+    guard result == 0 else {
         let reason = String(cString: strerror(errno))
         close(descriptor)
-        throw HarnessError("connect to port \(port): \(reason)")
+        throw HarnessError("\(what): \(reason)")
     }
-    return descriptor
 }
 
 package struct HarnessError: Error, CustomStringConvertible {
