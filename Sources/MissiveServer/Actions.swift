@@ -85,16 +85,14 @@ extension ChatServer {
                     return JSONResponse.make(URLAnswer(url: url))
                 }
                 guard case .edited(let edited) = result else { throw APIError.unexpectedURL(actionID) }
+                try await recordMediaReferences(edited.envelope)
                 let replaced: StoredMessage?
                 do {
                     replaced = try await store.replace(IncomingMessage(edited), ifUnchangedSince: stored)
                 } catch let error as StoreError where error.code == .notFound {
                     throw APIError.noMessage(messageID, conversation)
                 }
-                if let replaced {
-                    try await recordMediaReferences(replaced)
-                    return JSONResponse.make(EditedAnswer(message: RemoteMessage(replaced)))
-                }
+                if let replaced { return JSONResponse.make(EditedAnswer(message: RemoteMessage(replaced))) }
                 // Each lost race is another action's success, so this ends; a short random pause lets the winner's
                 // next action by, instead of racing it again at once.
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))

@@ -18,21 +18,30 @@ struct Authentication<Context: MissiveRequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let address = ClientAddress.of(request, channel: context.channel, trustedProxies: trustedProxies)
-        let wait = addresses.waitWithoutTaking(for: address, at: .now)
+        // A credential is checked only while the address has an allowance left for it, counting the checks in
+        // flight: concurrent guesses cannot pass the check together.
+        let wait = addresses.reserve(for: address, at: .now)
         if wait > 0 {
             SecurityLog.event(context.logger, "address-limited", ["address": address, "path": request.uri.path])
             throw APIError.rateLimited(wait: wait)
         }
+        var failed = false
+        defer { addresses.release(for: address, taking: failed, at: .now) }
+        let member: String?
         do {
-            return try await authenticated(request, context: context, next: next)
+            member = try await authenticatedMember(request)
         } catch let error as APIError where error.status == .unauthorized {
-            _ = addresses.take(for: address, at: .now)
+            failed = true
             SecurityLog.event(context.logger, "failed-auth", ["address": address, "path": request.uri.path, "reason": error.message])
             throw error
         }
+        var context = context
+        context.missiveMember = member
+        return try await next(request, context)
     }
 
-    private func authenticated(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    /// The member whose token or session cookie `request` carries; `401` when it carries none that is valid.
+    private func authenticatedMember(_ request: Request) async throws -> String {
         guard let header = request.headers[.authorization] else {
             guard let session = SessionCookie.id(in: request) else {
                 throw APIError.unauthorized("no token: send it as 'Authorization: Bearer TOKEN'")
@@ -41,9 +50,7 @@ struct Authentication<Context: MissiveRequestContext>: RouterMiddleware {
                 throw APIError.unauthorized("the session is not valid (unknown, expired, ended, or its token revoked): sign in again")
             }
             guard SessionCookie.isAllowed(request) else { throw SessionCookie.crossOrigin }
-            var context = context
-            context.missiveMember = member
-            return try await next(request, context)
+            return member
         }
         guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
             throw APIError.unauthorized("the Authorization header is not 'Bearer TOKEN'")
@@ -51,9 +58,7 @@ struct Authentication<Context: MissiveRequestContext>: RouterMiddleware {
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         // An accounts file that cannot be read is answered 503 `accounts-unavailable`, and logged, by SecurityHeaders.
         guard let member = try await accounts.member(forToken: token) else { throw APIError.unauthorized("the token is not valid (unknown, or revoked)") }
-        var context = context
-        context.missiveMember = member
-        return try await next(request, context)
+        return member
     }
 }
 
@@ -79,7 +84,8 @@ struct RateLimit<Context: MissiveRequestContext>: RouterMiddleware {
 /// frames, and one per client address for requests whose credential fails. Buckets that have refilled are forgotten
 /// when there are many, so that keys that come once (random addresses) do not grow it without bound.
 final class RateLimiter: Sendable {
-    private let state = Mutex<[String: (tokens: Double, at: ContinuousClock.Instant)]>([:])
+    private typealias Bucket = (tokens: Double, at: ContinuousClock.Instant, pending: Int)
+    private let state = Mutex<(buckets: [String: Bucket], prunedAt: ContinuousClock.Instant?)>(([:], nil))
     private let burst: Double
     private let perSecond: Double
 
@@ -96,38 +102,55 @@ final class RateLimiter: Sendable {
 
     /// Takes one request from `member`'s bucket: 0 when there was one, else the seconds until there is.
     func take(for member: String, at now: ContinuousClock.Instant) -> Double {
-        state.withLock { buckets in
-            var bucket = buckets[member] ?? (burst, now)
-            bucket.tokens = refilled(bucket, at: now)
-            bucket.at = now
-            if buckets[member] == nil, buckets.count >= Self.prunedAbove { prune(&buckets, at: now) }
-            defer { buckets[member] = bucket }
+        update(member, at: now) { bucket in
             guard bucket.tokens >= 1 else { return (1 - bucket.tokens) / perSecond }
             bucket.tokens -= 1
             return 0
         }
     }
 
-    /// The seconds until `key`'s bucket has a request to give, without taking it: 0 when it has one now.
-    func waitWithoutTaking(for key: String, at now: ContinuousClock.Instant) -> Double {
-        state.withLock { buckets in
-            guard let bucket = buckets[key] else { return 0 }
-            let tokens = refilled(bucket, at: now)
-            return tokens >= 1 ? 0 : (1 - tokens) / perSecond
+    /// Reserves one request of `key`'s bucket for a check in flight, without taking it yet: 0 when the bucket has
+    /// one beyond those already reserved, else the seconds until it has (nothing reserved). Each reservation is
+    /// ended by ``release(for:taking:at:)``.
+    func reserve(for key: String, at now: ContinuousClock.Instant) -> Double {
+        update(key, at: now) { bucket in
+            let free = bucket.tokens - Double(bucket.pending)
+            guard free >= 1 else { return (1 - free) / perSecond }
+            bucket.pending += 1
+            return 0
         }
     }
 
-    /// How many buckets are kept before the full ones are forgotten.
+    /// Ends a reservation of `key`'s bucket, and takes the request when `taking` (the check failed).
+    func release(for key: String, taking: Bool, at now: ContinuousClock.Instant) {
+        _ = update(key, at: now) { bucket in
+            bucket.pending = max(0, bucket.pending - 1)
+            if taking { bucket.tokens = max(0, bucket.tokens - 1) }
+            return 0
+        }
+    }
+
+    /// How many buckets are kept before those that have refilled are forgotten (at most once a second).
     static let prunedAbove = 10_000
 
-    private func refilled(_ bucket: (tokens: Double, at: ContinuousClock.Instant), at now: ContinuousClock.Instant) -> Double {
+    private func update(_ key: String, at now: ContinuousClock.Instant, _ change: (inout Bucket) -> Double) -> Double {
+        state.withLock { state in
+            var bucket = state.buckets[key] ?? (burst, now, 0)
+            bucket.tokens = refilled(bucket, at: now)
+            bucket.at = now
+            if state.buckets[key] == nil, state.buckets.count >= Self.prunedAbove, state.prunedAt.map({ now - $0 > .seconds(1) }) ?? true {
+                state.buckets = state.buckets.filter { refilled($0.value, at: now) < burst || $0.value.pending > 0 }
+                state.prunedAt = now
+            }
+            let result = change(&bucket)
+            state.buckets[key] = bucket
+            return result
+        }
+    }
+
+    private func refilled(_ bucket: Bucket, at now: ContinuousClock.Instant) -> Double {
         let elapsed = now - bucket.at
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return min(burst, bucket.tokens + seconds * perSecond)
-    }
-
-    /// Forgets the buckets that are full again: they are the same as no bucket.
-    private func prune(_ buckets: inout [String: (tokens: Double, at: ContinuousClock.Instant)], at now: ContinuousClock.Instant) {
-        buckets = buckets.filter { refilled($0.value, at: now) < burst }
     }
 }

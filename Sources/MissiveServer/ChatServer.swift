@@ -132,9 +132,9 @@ public struct ChatServer: Sendable {
         try await ServiceGroup(configuration: group).run()
     }
 
-    /// How the HTTP server under the routes is set up, the same for ``run(stopsOnSignals:onListening:)`` and for a
-    /// host that mounts the routes (``routes(context:)``) into its own application, which passes it on:
-    /// `server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: chat.httpServerConfiguration)`.
+    /// How the HTTP server under the routes is set up, for ``httpServer(webSocketRouter:)`` (which `missive serve`
+    /// runs, and a host that mounts the routes serves with). A host that builds its own server may pass it to
+    /// `.http1WebSocketUpgrade(webSocketRouter:configuration:)`, and goes without the connection guards.
     ///
     /// - A connection idle for a minute is closed.
     /// - An event-stream frame may be as large as a request body (``ServerLimits/maxRequestBytes``); a larger one

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Synchronization
 
 /// The address a request comes from, for the limits per client address and the security log: the connection's
 /// peer, or, when that peer is a proxy the operator trusts (``ServerConfiguration/trustedProxies``), the last address
@@ -12,9 +13,23 @@ enum ClientAddress {
         let peer = channel.remoteAddress?.ipAddress
         if let peer, trustedProxies.contains(peer), let forwarded = request.headers[Self.forwardedFor] {
             let last = forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            if !last.isEmpty, last.utf8.count <= 64, last.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) { return last }
+            if !last.isEmpty, last.utf8.count <= 64, last.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) { return key(last) }
         }
-        return peer ?? "unknown"
+        return peer.map(key) ?? "unknown"
+    }
+
+    /// The key the limits count an address under: an IPv4 address as it is (one written as IPv4-mapped IPv6 too), an
+    /// IPv6 address by its /64 network, which one subscriber usually has whole, so that rotating addresses within it
+    /// gains nothing.
+    static func key(_ address: String) -> String {
+        if address.hasPrefix("::ffff:"), address.contains(".") { return String(address.dropFirst(7)) }
+        guard address.contains(":") else { return address }
+        var bytes = in6_addr()
+        guard inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        let prefix = withUnsafeBytes(of: &bytes) { raw in
+            stride(from: 0, to: 8, by: 2).map { String(UInt16(raw[$0]) << 8 | UInt16(raw[$0 + 1]), radix: 16) }
+        }
+        return prefix.joined(separator: ":") + "::/64"
     }
 
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
@@ -24,10 +39,38 @@ enum ClientAddress {
 /// and never a token, a cookie or a message's content. Every line starts `security:` and names the event
 /// (`failed-auth`, `address-limited`, `rate-limited`, `refused-name`, `not-a-member`, `cross-conversation`,
 /// `too-many-connections`, `slow-reader`, `header-timeout`, `quota-exceeded`), then `key=value` fields.
+///
+/// The refusals that follow a limit (`address-limited`, `rate-limited`, `too-many-connections`) come as fast as a
+/// client sends; each is logged once per member or address in ``quietPeriod``, and the next line after it says how
+/// many were not (`suppressed=N`), so that a flood cannot fill the log.
 enum SecurityLog {
     static func event(_ logger: Logger, _ name: String, _ fields: KeyValuePairs<String, String>) {
-        let text = fields.map { "\($0.key)=\(quoted($0.value))" }.joined(separator: " ")
+        var text = fields.map { "\($0.key)=\(quoted($0.value))" }.joined(separator: " ")
+        if throttled.contains(name) {
+            guard let suppressed = admit(name + " " + (fields.first?.value ?? ""), at: .now) else { return }
+            if suppressed > 0 { text += " suppressed=\(suppressed)" }
+        }
         logger.notice("security: \(name) \(text)")
+    }
+
+    /// How long a throttled event is logged once for one member or address.
+    static let quietPeriod: Duration = .seconds(10)
+
+    private static let throttled: Set<String> = ["address-limited", "rate-limited", "too-many-connections"]
+    private static let recent = Mutex<[String: (at: ContinuousClock.Instant, suppressed: Int)]>([:])
+
+    /// The count of lines not logged for `key` since its last one, when a line may be logged now; `nil` when not.
+    private static func admit(_ key: String, at now: ContinuousClock.Instant) -> Int? {
+        recent.withLock { recent in
+            if let last = recent[key], now - last.at < quietPeriod {
+                recent[key]?.suppressed += 1
+                return nil
+            }
+            if recent.count >= 10_000 { recent = recent.filter { now - $0.value.at < quietPeriod } }
+            let suppressed = recent[key]?.suppressed ?? 0
+            recent[key] = (now, 0)
+            return suppressed
+        }
     }
 
     /// A value as one token of the line: kept when it is plain, else quoted with its controls escaped, at most 200

@@ -41,26 +41,37 @@ final class ConnectionCounts: Sendable {
     }
 }
 
+/// The connections a guard answered and closed, until Hummingbird is done with them.
+final class RefusedConnections: Sendable {
+    private let channels = Mutex<Set<ObjectIdentifier>>([])
+
+    func insert(_ channel: any Channel) { _ = channels.withLock { $0.insert(ObjectIdentifier(channel)) } }
+    func remove(_ channel: any Channel) { _ = channels.withLock { $0.remove(ObjectIdentifier(channel)) } }
+    func contains(_ channel: any Channel) -> Bool { channels.withLock { $0.contains(ObjectIdentifier(channel)) } }
+}
+
 /// `base` (Hummingbird's HTTP/1 channel with the WebSocket upgrade) with Missive's guards in each connection's pipeline.
 struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
     let base: Base
     let counts: ConnectionCounts
+    let refused = RefusedConnections()
     let headTimeout: TimeAmount
     let logger: Logger
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         do {
-            try channel.pipeline.syncOperations.addHandler(AddressCap(counts: counts, logger: self.logger), position: .first)
+            try channel.pipeline.syncOperations.addHandler(AddressCap(counts: counts, refused: refused, logger: self.logger), position: .first)
         } catch {
             channel.close(promise: nil)
             return channel.eventLoop.makeFailedFuture(error)
         }
         let headTimeout = self.headTimeout
         let guardLogger = self.logger
+        let refused = self.refused
         return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(FirstRequestGuard(timeout: headTimeout, logger: guardLogger), position: .after(decoder))
+            try channel.pipeline.syncOperations.addHandler(FirstRequestGuard(timeout: headTimeout, refused: refused, logger: guardLogger), position: .after(decoder))
             return value
         }
     }
@@ -68,17 +79,21 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     func handle(value: Value, logger: Logger) async {
         // A connection the guards answered and closed before its first request head ends Hummingbird's wait for the
         // upgrade with an error it logs at `error`; the guards logged it already, as a security event.
+        let channel = value.channel
+        let refused = self.refused
         var quieter = logger
-        quieter.handler = RefusedConnectionLogHandler(base: logger.handler)
+        quieter.handler = RefusedConnectionLogHandler(base: logger.handler) { refused.contains(channel) }
         await base.handle(value: value, logger: quieter)
+        refused.remove(channel)
     }
 }
 
 /// Hummingbird's log for one connection, with its line about a connection that ended before its first request head
-/// ("Error handling upgrade result") at `debug`: the guards close such connections on purpose, and a stranger could
-/// otherwise fill the error log with them.
+/// ("Error handling upgrade result") at `debug` when a guard closed it on purpose (`isRefused`): a stranger could
+/// otherwise fill the error log with them. The same line for any other connection stays an error.
 struct RefusedConnectionLogHandler: LogHandler {
     var base: any LogHandler
+    let isRefused: @Sendable () -> Bool
 
     var logLevel: Logger.Level {
         get { base.logLevel }
@@ -97,7 +112,7 @@ struct RefusedConnectionLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         var event = event
-        if event.level == .error, event.message.description == "Error handling upgrade result" {
+        if event.level == .error, event.message.description == "Error handling upgrade result", isRefused() {
             guard base.logLevel <= .debug else { return }
             event.level = .debug
         }
@@ -113,12 +128,14 @@ final class AddressCap: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     private let counts: ConnectionCounts
+    private let refused: RefusedConnections
     private let logger: Logger
     private var counted: String?
     private var isChecked = false
 
-    init(counts: ConnectionCounts, logger: Logger) {
+    init(counts: ConnectionCounts, refused: RefusedConnections, logger: Logger) {
         self.counts = counts
+        self.refused = refused
         self.logger = logger
     }
 
@@ -146,12 +163,13 @@ final class AddressCap: ChannelInboundHandler, RemovableChannelHandler {
     private func check(_ context: ChannelHandlerContext) {
         guard !isChecked else { return }
         isChecked = true
-        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        let address = context.channel.remoteAddress?.ipAddress.map(ClientAddress.key) ?? "unknown"
         if counts.acquire(address) {
             counted = address
             return
         }
         SecurityLog.event(logger, "too-many-connections", ["address": address, "limit": String(counts.limit)])
+        refused.insert(context.channel)
         let answer = RawAnswer.bytes(
             status: "503 Service Unavailable", code: "too-many-connections",
             message: "\(counts.limit) connections from this address are open; close one first", extraHeaders: "Retry-After: 5\r\n")
@@ -170,12 +188,14 @@ final class FirstRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let timeout: TimeAmount
+    private let refused: RefusedConnections
     private let logger: Logger
     private var timer: Scheduled<Void>?
     private var isDone = false
 
-    init(timeout: TimeAmount, logger: Logger) {
+    init(timeout: TimeAmount, refused: RefusedConnections, logger: Logger) {
         self.timeout = timeout
+        self.refused = refused
         self.logger = logger
     }
 
@@ -222,6 +242,7 @@ final class FirstRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         isDone = true
         timer?.cancel()
         timer = nil
+        refused.insert(context.channel)
         let body = RawAnswer.body(code: code, message: message)
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
@@ -272,7 +293,7 @@ extension ChatServer {
         let limits = self.configuration.limits
         let counts = ConnectionCounts(limit: limits.maxConnectionsPerAddress)
         let headTimeout = TimeAmount.nanoseconds(
-            limits.requestHeadTimeout.components.seconds * 1_000_000_000 + limits.requestHeadTimeout.components.attoseconds / 1_000_000_000)
+            max(1_000_000, limits.requestHeadTimeout.components.seconds * 1_000_000_000 + limits.requestHeadTimeout.components.attoseconds / 1_000_000_000))
         let logger = self.logger
         let webSocketResponder = webSocketRouter.buildResponder()
         return HTTPServerBuilder { responder in

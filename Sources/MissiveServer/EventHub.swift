@@ -78,11 +78,13 @@ final class EventHub: Sendable {
     // MARK: Connections
 
     /// Adds a connection of `member`, whose unsent bytes `backlog` counts. It receives every change after the
-    /// returned position.
+    /// returned position. `nil`, and nothing added, when the member has `limit` connections already (checked and
+    /// added under one lock, so that connections made at once cannot all pass).
     func connect(
-        member: String, queue: AsyncStream<OutboundEvent>.Continuation, backlog: Backlog, close: @escaping @Sendable () -> Void
-    ) -> (id: Int, position: Int64) {
+        member: String, queue: AsyncStream<OutboundEvent>.Continuation, backlog: Backlog, limit: Int = .max, close: @escaping @Sendable () -> Void
+    ) -> (id: Int, position: Int64)? {
         state.withLock { state in
+            if (state.byMember[member]?.count ?? 0) >= limit { return nil }
             let id = state.nextID
             state.nextID += 1
             state.connections[id] = Connection(member: member, queue: queue, backlog: backlog, close: close)
@@ -104,11 +106,6 @@ final class EventHub: Sendable {
             return connection
         }
         connection?.queue.finish()
-    }
-
-    /// How many live connections `member` has to this server.
-    func connectionCount(of member: String) -> Int {
-        state.withLock { $0.byMember[member]?.count ?? 0 }
     }
 
     /// Whether `member` has a live connection to this server.

@@ -47,7 +47,12 @@ extension ChatServer {
         let after = (try? RequestInput.query(context.request, "after")).flatMap { $0.flatMap { Int64($0) } }
         let channel = context.requestContext.channel
         let limits = configuration.limits
-        if events.connectionCount(of: member) >= limits.maxEventStreamsPerMember {
+        await events.waitUntilStarted()
+        let (queue, continuation) = AsyncStream.makeStream(of: OutboundEvent.self, bufferingPolicy: .bufferingOldest(events.queueLength))
+        let backlog = Backlog()
+        let connection = events.connect(
+            member: member, queue: continuation, backlog: backlog, limit: limits.maxEventStreamsPerMember, close: { channel.close(promise: nil) })
+        guard let (id, position) = connection else {
             let address = ClientAddress.of(context.request, channel: channel, trustedProxies: configuration.trustedProxies)
             SecurityLog.event(logger, "too-many-connections", ["member": member, "address": address, "limit": String(limits.maxEventStreamsPerMember)])
             let refusal = APIError(
@@ -57,10 +62,6 @@ extension ChatServer {
             try? await outbound.close(.policyViolation, reason: "too many connections")
             return
         }
-        await events.waitUntilStarted()
-        let (queue, continuation) = AsyncStream.makeStream(of: OutboundEvent.self, bufferingPolicy: .bufferingOldest(events.queueLength))
-        let backlog = Backlog()
-        let (id, position) = events.connect(member: member, queue: continuation, backlog: backlog) { channel.close(promise: nil) }
         defer { events.disconnect(id) }
         await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -71,7 +72,7 @@ extension ChatServer {
             group.addTask {
                 // A write that the client does not take within the limit (it stopped reading, and what waits below the
                 // queue in the connection reached its bound) closes the connection.
-                let stalled = limits.stalledWriteTimeout
+                let stalled = max(limits.stalledWriteTimeout, .milliseconds(100))
                 while !Task.isCancelled {
                     try await Task.sleep(for: min(stalled / 4, .seconds(1)))
                     if let since = backlog.writingSince, ContinuousClock.now - since > stalled {
@@ -101,7 +102,10 @@ extension ChatServer {
                         case .binary(let buffer): Array(buffer.readableBytesView)
                         }
                     let answer = await answer(bytes, from: member)
-                    if backlog.add(answer.count) > events.maxUnsentBytes { break }
+                    if backlog.add(answer.count) > events.maxUnsentBytes {
+                        SecurityLog.event(logger, "slow-reader", ["member": member, "reason": "its answers were not read (\(events.maxUnsentBytes) bytes wait)"])
+                        break
+                    }
                     if case .dropped = continuation.yield(OutboundEvent(position: nil, bytes: answer)) { break }
                 }
             } catch {

@@ -116,35 +116,50 @@ struct MediaLibrary: Sendable {
     /// upload of these bytes there.
     ///
     /// - Throws: ``MediaStorageError`` when the file cannot be moved or the upload recorded.
-    func store(_ received: Received, mimeType: String, conversation: String, uploader: String, name: String?) async throws -> Entry {
+    func store(
+        _ received: Received, mimeType: String, conversation: String, uploader: String, name: String?, quota: (bytes: Int64, files: Int)? = nil
+    ) async throws -> Entry {
         let target = path(of: received.sha256)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
         do {
-            let folder = (target as NSString).deletingLastPathComponent
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            if access(target, F_OK) == 0 {
-                unlink(received.temporaryPath)
-            } else {
-                // Atomic: a reader sees no file or the whole one; two uploads of the same bytes at once leave one.
+            // One write transaction: the quota, the file put in place and the upload recorded, so that neither a
+            // deletion nor a collection of the same bytes (which remove files in theirs) comes in between, and
+            // uploads at once cannot all pass the quota.
+            return try await index.write { db in
+                if let quota {
+                    let row = try Row.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0), COUNT(*) FROM upload WHERE uploader = ?", arguments: [uploader])
+                    let bytes: Int64 = row?[0] ?? 0
+                    let files: Int = row?[1] ?? 0
+                    if files >= quota.files || bytes + received.size > quota.bytes { throw QuotaExceeded(bytes: bytes, files: files) }
+                }
+                let folder = (target as NSString).deletingLastPathComponent
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                // Atomic: a reader sees no file or the whole one; the same bytes moved over the same bytes change nothing.
                 guard rename(received.temporaryPath, target) == 0 else {
                     throw MediaStorageError("\(target): cannot move the upload into place: \(String(cString: strerror(errno)))")
                 }
-            }
-        } catch {
-            unlink(received.temporaryPath)
-            throw error as? MediaStorageError ?? MediaStorageError("\(target): cannot move the upload into place: \(error)")
-        }
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        do {
-            return try await index.write { db in
                 try db.execute(
                     sql: "INSERT INTO upload(conversation, sha256, mime_type, size, uploader, name, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     arguments: [conversation, received.sha256, mimeType, received.size, uploader, name, now])
                 try Self.clearTombstone(conversation, received.sha256, db)
                 return try Self.first(conversation, received.sha256, db) ?? Entry(sha256: received.sha256, mimeType: mimeType, size: received.size, name: name)
             }
+        } catch let error as QuotaExceeded {
+            unlink(received.temporaryPath)
+            throw error
+        } catch let error as MediaStorageError {
+            unlink(received.temporaryPath)
+            throw error
         } catch {
+            unlink(received.temporaryPath)
             throw MediaStorageError("\(indexPath): cannot record the upload: \(error)")
         }
+    }
+
+    /// An upload that would take its member over the quota: what the member has.
+    struct QuotaExceeded: Error {
+        let bytes: Int64
+        let files: Int
     }
 
     // MARK: Downloading

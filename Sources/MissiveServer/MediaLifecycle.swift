@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import MissiveCore
 import ServiceLifecycle
 
 // Media has an owner and a lifecycle: each member's uploads count against a quota, an uploader may delete its
@@ -37,25 +38,29 @@ extension MediaLibrary {
         }
     }
 
-    /// The files a message's envelope names: each 64-hex-digit hash that follows `/media/` in it (a media
-    /// reference's `remoteURL`, or a link in any content).
+    /// The files a message's envelope names: each 64-hex-digit hash that follows `/media/` in one of its strings,
+    /// once JSON escapes are resolved (a media reference's `remoteURL`, or a link in any content, written with `/`,
+    /// `\\/` or `\\u002f`). An envelope that is not JSON names none.
     static func referencedHashes(in envelope: [UInt8]) -> Set<String> {
-        let marker = Array("/media/".utf8)
+        guard let value = JSONValue(envelope) else { return [] }
         var found: Set<String> = []
-        var index = 0
-        while index + marker.count + 64 <= envelope.count {
-            if envelope[index] == marker[0], Array(envelope[index..<(index + marker.count)]) == marker {
-                let start = index + marker.count
-                let candidate = envelope[start..<(start + 64)]
-                let isEnd = start + 64 == envelope.count || !Self.isHexDigit(envelope[start + 64])
-                if isEnd, candidate.allSatisfy(Self.isHexDigit) {
-                    found.insert(String(decoding: candidate, as: UTF8.self).lowercased())
+        func visit(_ value: JSONValue) {
+            switch value {
+            case .string(let text):
+                guard text.contains("/media/") else { return }
+                for part in text.components(separatedBy: "/media/").dropFirst() {
+                    let candidate = part.utf8.prefix(64)
+                    let next = part.utf8.dropFirst(64).first
+                    if candidate.count == 64, candidate.allSatisfy(MediaLibrary.isHexDigit), next.map({ !MediaLibrary.isHexDigit($0) }) ?? true {
+                        found.insert(String(decoding: candidate, as: UTF8.self).lowercased())
+                    }
                 }
-                index = start
-            } else {
-                index += 1
+            case .array(let items): items.forEach(visit)
+            case .object(let members): members.forEach { visit($0.value) }
+            case .null, .bool, .number: break
             }
         }
+        visit(value)
         return found
     }
 
@@ -77,24 +82,21 @@ extension MediaLibrary {
     /// Deletes `member`'s uploads of `sha256` in `conversation`. When no upload of it is left there, the file answers
     /// `410` in that conversation from then on; when none is left anywhere, its bytes are removed.
     func delete(conversation: String, sha256: String, by member: String) async throws(MediaStorageError) -> Deletion {
-        let outcome: (Deletion, orphaned: Bool)
         do {
-            outcome = try await index.write { db in
+            return try await index.write { db in
                 let uploaders = try String.fetchAll(db, sql: "SELECT uploader FROM upload WHERE conversation = ? AND sha256 = ?", arguments: [conversation, sha256])
-                if uploaders.isEmpty { return (.notFound, false) }
-                if !uploaders.contains(member) { return (.notYours, false) }
+                if uploaders.isEmpty { return .notFound }
+                if !uploaders.contains(member) { return .notYours }
                 try db.execute(sql: "DELETE FROM upload WHERE conversation = ? AND sha256 = ? AND uploader = ?", arguments: [conversation, sha256, member])
                 if !uploaders.contains(where: { $0 != member }) {
                     try Self.tombstone(conversation, sha256, reason: "deleted by its uploader", db)
                 }
-                let left = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM upload WHERE sha256 = ?", arguments: [sha256]) ?? 0
-                return (.deleted, left == 0)
+                try removeIfOrphaned(sha256, db)
+                return .deleted
             }
         } catch {
             throw MediaStorageError("\(indexPath): cannot delete the upload: \(error)")
         }
-        if outcome.orphaned { unlink(path(of: sha256)) }
-        return outcome.0
     }
 
     /// Why the file `sha256` of `conversation` is gone, when it was deleted or collected; `nil` otherwise.
@@ -111,9 +113,8 @@ extension MediaLibrary {
     /// Removes the uploads made before `cutoff` (milliseconds since 1970) that no stored message of their
     /// conversation names, and the bytes of files left with no upload. Returns how many uploads went.
     func collectUnreferenced(uploadedBefore cutoff: Int64) async throws(MediaStorageError) -> Int {
-        let (removed, orphans): (Int, [String])
         do {
-            (removed, orphans) = try await index.write { db in
+            return try await index.write { db in
                 let rows = try Row.fetchAll(
                     db,
                     sql: """
@@ -121,23 +122,29 @@ extension MediaLibrary {
                         AND NOT EXISTS (SELECT 1 FROM media_reference r WHERE r.conversation = u.conversation AND r.sha256 = u.sha256)
                         """, arguments: [cutoff])
                 var removed = 0
-                var hashes: Set<String> = []
                 for row in rows {
                     let conversation: String = row[0]
                     let sha256: String = row[1]
-                    try db.execute(sql: "DELETE FROM upload WHERE conversation = ? AND sha256 = ?", arguments: [conversation, sha256])
+                    // Only the uploads past the grace period: the same bytes uploaded again since have their own.
+                    try db.execute(
+                        sql: "DELETE FROM upload WHERE conversation = ? AND sha256 = ? AND uploaded_at < ?", arguments: [conversation, sha256, cutoff])
                     removed += db.changesCount
-                    try Self.tombstone(conversation, sha256, reason: "no message named it", db)
-                    hashes.insert(sha256)
+                    let left = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM upload WHERE conversation = ? AND sha256 = ?", arguments: [conversation, sha256]) ?? 0
+                    if left == 0 { try Self.tombstone(conversation, sha256, reason: "no message named it", db) }
+                    try removeIfOrphaned(sha256, db)
                 }
-                let orphans = try hashes.filter { hash in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM upload WHERE sha256 = ?", arguments: [hash]) == 0 }
-                return (removed, Array(orphans))
+                return removed
             }
         } catch {
             throw MediaStorageError("\(indexPath): cannot collect the unreferenced uploads: \(error)")
         }
-        for hash in orphans { unlink(path(of: hash)) }
-        return removed
+    }
+
+    /// Removes the bytes of `sha256` when no upload of them is left, inside the index's write transaction, so that an
+    /// upload of the same bytes (which moves its file into place in its own write transaction) never loses its file.
+    private func removeIfOrphaned(_ sha256: String, _ db: Database) throws {
+        let left = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM upload WHERE sha256 = ?", arguments: [sha256]) ?? 0
+        if left == 0 { unlink(path(of: sha256)) }
     }
 
     /// Clears a tombstone when the same bytes are uploaded to the conversation again.

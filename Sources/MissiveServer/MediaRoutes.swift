@@ -50,12 +50,6 @@ extension ChatServer {
         } catch let error as MediaStorageError {
             throw Self.mediaUnavailable(error, context)
         }
-        do {
-            try await checkQuota(of: member, adding: received.size, context)
-        } catch {
-            unlink(received.temporaryPath)
-            throw error
-        }
         let mimeType: String
         switch MediaSniffing.storedType(declared: declared, head: received.head, isWhole: received.size <= Int64(received.head.count)) {
         case .success(let type):
@@ -66,9 +60,14 @@ extension ChatServer {
         }
         let entry: MediaLibrary.Entry
         do {
-            entry = try await media.store(received, mimeType: mimeType, conversation: conversation, uploader: member, name: name)
+            let limits = configuration.limits
+            entry = try await media.store(
+                received, mimeType: mimeType, conversation: conversation, uploader: member, name: name,
+                quota: (Int64(limits.maxUploadedBytesPerMember), limits.maxUploadedFilesPerMember))
         } catch let error as MediaStorageError {
             throw Self.mediaUnavailable(error, context)
+        } catch let error as MediaLibrary.QuotaExceeded {
+            throw quotaExceeded(member, bytes: error.bytes, files: error.files, context)
         }
         return JSONResponse.make(
             status: .created,
@@ -158,12 +157,18 @@ extension ChatServer {
         }
         let limits = configuration.limits
         if usage.files >= limits.maxUploadedFilesPerMember || usage.bytes + bytes > Int64(limits.maxUploadedBytesPerMember) {
-            SecurityLog.event(context.logger, "quota-exceeded", ["member": member, "files": String(usage.files), "bytes": String(usage.bytes)])
-            throw APIError(
-                status: .contentTooLarge, code: "quota-exceeded",
-                message: "your uploads take \(usage.bytes) bytes in \(usage.files) files; the server keeps \(limits.maxUploadedBytesPerMember) bytes and "
-                    + "\(limits.maxUploadedFilesPerMember) files a member: delete some first (DELETE …/media/{sha256})")
+            throw quotaExceeded(member, bytes: usage.bytes, files: usage.files, context)
         }
+    }
+
+    /// The refusal of an upload over the quota, logged.
+    private func quotaExceeded(_ member: String, bytes: Int64, files: Int, _ context: some RequestContext) -> APIError {
+        let limits = configuration.limits
+        SecurityLog.event(context.logger, "quota-exceeded", ["member": member, "files": String(files), "bytes": String(bytes)])
+        return APIError(
+            status: .contentTooLarge, code: "quota-exceeded",
+            message: "your uploads take \(bytes) bytes in \(files) files; the server keeps \(limits.maxUploadedBytesPerMember) bytes and "
+                + "\(limits.maxUploadedFilesPerMember) files a member: delete some first (DELETE …/media/{sha256})")
     }
 
     // MARK: Helpers

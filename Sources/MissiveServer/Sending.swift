@@ -65,12 +65,13 @@ extension ChatServer {
                 status: .unprocessableContent, code: "refused-content",
                 message: "\(TextHygiene.line(envelope.objectName)) refused the content: \(TextHygiene.line(reason))")
         }
+        // Before the message is stored: a file it names is never collected as unreferenced, whatever happens next.
+        if message.persistence != .none && message.persistence != .status { try await recordMediaReferences(envelope) }
         let outcome = try await store.ingest([IncomingMessage(message)]).outcomes.first
         switch outcome {
         case .stored?:
             guard let stored = try await store.message(id: envelope.id) else { throw APIError.storeLost(envelope.id) }
             if let parentID = envelope.parentID { noteParentElsewhere(parentID, of: envelope.id, from: member, in: conversation) }
-            try await recordMediaReferences(stored)
             var offline: [String] = []
             if pushes != nil { offline = await events.offline(members) }
             schedulePushes(for: message, from: member, in: conversation, to: offline)
@@ -104,14 +105,17 @@ extension ChatServer {
         }
     }
 
-    /// Records the files a stored message names, so that they are not collected as unreferenced.
-    func recordMediaReferences(_ stored: StoredMessage) async throws {
-        let hashes = MediaLibrary.referencedHashes(in: stored.envelopeBytes)
+    /// Records the files a message about to be stored names, so that they are not collected as unreferenced; when
+    /// the media index cannot be written, the message is refused (`503 media-unavailable`) rather than stored with
+    /// files that could later be collected.
+    func recordMediaReferences(_ envelope: Envelope) async throws {
+        let hashes = MediaLibrary.referencedHashes(in: envelope.encoded())
         guard !hashes.isEmpty else { return }
         do {
-            try await media.recordReferences(hashes, conversation: stored.conversationID, messageID: stored.id)
+            try await media.recordReferences(hashes, conversation: envelope.conversationID, messageID: envelope.id)
         } catch {
             logger.error("media: \(error)")
+            throw APIError(status: .serviceUnavailable, code: "media-unavailable", message: "the server cannot record the files the message names now")
         }
     }
 

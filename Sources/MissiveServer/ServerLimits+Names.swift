@@ -40,7 +40,9 @@ extension ServerLimits {
                 guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 31_536_000 else {
                     throw ServerLimitError("\(name) takes seconds, above 0 and at most 31536000 (a year), not '\(text)'")
                 }
-                limits[keyPath: path] = .milliseconds(Int64((seconds * 1000).rounded()))
+                let milliseconds = Int64((seconds * 1000).rounded())
+                guard milliseconds >= 1 else { throw ServerLimitError("\(name) takes at least 0.001 seconds, not '\(text)'") }
+                limits[keyPath: path] = .milliseconds(milliseconds)
             }
         }
     }

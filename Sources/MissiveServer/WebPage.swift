@@ -96,11 +96,13 @@ extension ChatServer {
     private func signIn(_ request: Request, context: some MissiveRequestContext) async throws -> Response {
         if request.headers[.origin] != nil, !SessionCookie.isSameOrigin(request) { throw SessionCookie.crossOrigin }
         let address = ClientAddress.of(request, channel: context.channel, trustedProxies: configuration.trustedProxies)
-        let wait = failedAuthLimit.waitWithoutTaking(for: address, at: .now)
+        let wait = failedAuthLimit.reserve(for: address, at: .now)
         if wait > 0 {
             SecurityLog.event(context.logger, "address-limited", ["address": address, "path": request.uri.path])
             throw APIError.rateLimited(wait: wait)
         }
+        var failed = false
+        defer { failedAuthLimit.release(for: address, taking: failed, at: .now) }
         let bytes = try await Self.bodyBytes(request, limit: 4096, timeout: configuration.limits.requestBodyTimeout)
         let isJSON = request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false
         let token: String?
@@ -115,7 +117,7 @@ extension ChatServer {
             return Self.page(Self.signInPage(failed: true), status: .unauthorized)
         }
         guard let session = try await accounts.startSession(token: token) else {
-            _ = failedAuthLimit.take(for: address, at: .now)
+            failed = true
             SecurityLog.event(context.logger, "failed-auth", ["address": address, "path": request.uri.path, "reason": "sign-in with a token that is not valid"])
             if isJSON { throw APIError.unauthorized("the token is not valid (unknown, or revoked)") }
             return Self.page(Self.signInPage(failed: true), status: .unauthorized)

@@ -376,6 +376,53 @@ import Testing
         await cast.running.stop()
     }
 
+    /// The collection removes only the uploads past the grace period (the same bytes uploaded again since stay and
+    /// are served), and a message that names a file with escaped slashes (`\/`, as some encoders write) keeps it.
+    @Test func theCollectionSparesFreshUploadsOfTheSameBytesAndReferencesWrittenWithEscapes() async throws {
+        let cast = try await Cast.start(.sqlite)
+        let media = cast.running.server.media
+        let old = try await cast.upload(Array("the same bytes\n".utf8), as: "text/plain", by: cast.alice)
+        let path = try #require(try old.json["remoteURL"] as? String)
+        let cutoff = Int64(Date().timeIntervalSince1970 * 1000)
+        #expect(try await cast.upload(Array("the same bytes\n".utf8), as: "text/plain", by: cast.bob).status == 201)
+        // A file named only with escaped slashes, uploaded before the cutoff too.
+        let image = try await cast.upload(Self.png, as: "image/png", by: cast.alice)
+        let imagePath = try #require(try image.json["remoteURL"] as? String)
+        let escaped = imagePath.replacingOccurrences(of: "/", with: #"\/"#)
+        let content = #"{"remoteURL":"\#(escaped)","mimeType":"image/png","sizeBytes":\#(Self.png.count)}"#
+        #expect(try await cast.running.send(#"{"id":"img","objectName":"MS:Image","content":\#(content)}"#, to: "team", token: cast.alice).status == 201)
+        // A cutoff a second later takes both uploads of the text file, which no message names; not the image.
+        _ = try await media.collectUnreferenced(uploadedBefore: cutoff + 1_000)
+        #expect(try await cast.download(path, by: cast.bob).status == 410)
+        #expect(try await cast.download(imagePath, by: cast.bob).status == 200, "a reference with escaped slashes counts")
+        // Again, with a cutoff between the two uploads of the same bytes: the later one stays, and is served.
+        let again = try await cast.upload(Array("other bytes\n".utf8), as: "text/plain", by: cast.alice)
+        let againPath = try #require(try again.json["remoteURL"] as? String)
+        try await Task.sleep(for: .milliseconds(20))
+        let between = Int64(Date().timeIntervalSince1970 * 1000)
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(try await cast.upload(Array("other bytes\n".utf8), as: "text/plain", by: cast.bob).status == 201)
+        #expect(try await media.collectUnreferenced(uploadedBefore: between) == 1)
+        let served = try await cast.download(againPath, by: cast.alice)
+        #expect(served.status == 200 && served.body == Array("other bytes\n".utf8), "\(served.status) \(served.text)")
+        await cast.running.stop()
+    }
+
+    /// Uploads made at once cannot all pass the quota: it is checked where the upload is recorded.
+    @Test func uploadsMadeAtOnceKeepToTheQuota() async throws {
+        var limits = ServerLimits(burst: 200, requestsPerSecond: 100)
+        limits.maxUploadedFilesPerMember = 2
+        let cast = try await Cast.start(.sqlite, limits: limits)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<8 {
+                group.addTask { try await cast.upload(Array("file \(index)\n".utf8), as: "text/plain", by: cast.alice).status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 201 }.count == 2 && statuses.filter { $0 == 413 }.count == 6, "\(statuses)")
+        await cast.running.stop()
+    }
+
     // MARK: Helpers
 
     static func bytes(_ hex: String) -> [UInt8] {

@@ -68,7 +68,24 @@ import Testing
         // Each failure and each refusal is a security event with the address and no token.
         let failures = log.matching("security: failed-auth")
         #expect(failures.count == 10 && failures.allSatisfy { $0.contains("address=203.0.113.7") && !$0.contains("msv_") }, "\(failures)")
-        #expect(log.matching("security: address-limited").count == 3)
+        // The refusals that follow the limit are logged once for the address in a while, not once each.
+        #expect(log.matching("security: address-limited").count == 1, "\(log.matching("security: address-limited"))")
+        await running.stop()
+    }
+
+    /// Guesses made at once cannot all pass the check of the address's allowance: the checks in flight count.
+    @Test func failedAuthenticationsMadeAtOnceKeepToTheAllowance() async throws {
+        var limits = ServerLimits()
+        limits.failedAuthBurst = 5
+        limits.failedAuthPerSecond = 0.001
+        let running = try await RunningServer.start(.sqlite, limits: limits)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<40 {
+                group.addTask { try await running.request("GET", "/api/v1/me", token: "msv_guess\(index)").status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 401 }.count <= 5 && statuses.filter { $0 == 429 }.count >= 35, "\(statuses.sorted())")
         await running.stop()
     }
 
