@@ -90,7 +90,18 @@ final class PushDispatcher: Service, Sendable {
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
+        // A redirect is not followed: it would carry the credential to another address. The gateway's `3xx` is its
+        // answer, a refusal the dead-letter file records.
+        session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
+        if case .bearer? = credential, gateway.scheme?.lowercased() == "http", !Self.isLoopback(gateway) {
+            logger.warning("push: the bearer token goes to \(gateway.host ?? "the gateway") over http, in the clear: give the gateway an https URL")
+        }
+    }
+
+    /// Whether `url` names this machine (`localhost`, `127.x`, `::1`), where `http` crosses no network.
+    private static func isLoopback(_ url: URL) -> Bool {
+        guard let host = url.host?.lowercased() else { return false }
+        return host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
     }
 
     deinit {
@@ -342,5 +353,16 @@ final class PushDispatcher: Service, Sendable {
         if !written {
             logger.critical("cannot write the push dead-letter file \(deadLetterPath): \(String(cString: strerror(errno))); the push for \(push.member) is lost")
         }
+    }
+}
+
+/// The push session's delegate: it refuses every redirect, so that a push and its credential go only to the
+/// gateway's own URL. It holds no state.
+private final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }

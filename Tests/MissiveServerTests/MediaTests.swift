@@ -383,16 +383,16 @@ import Testing
         let media = cast.running.server.media
         let old = try await cast.upload(Array("the same bytes\n".utf8), as: "text/plain", by: cast.alice)
         let path = try #require(try old.json["remoteURL"] as? String)
-        let cutoff = Int64(Date().timeIntervalSince1970 * 1000)
         #expect(try await cast.upload(Array("the same bytes\n".utf8), as: "text/plain", by: cast.bob).status == 201)
-        // A file named only with escaped slashes, uploaded before the cutoff too.
+        // A file named only with escaped slashes, uploaded before that cutoff too.
         let image = try await cast.upload(Self.png, as: "image/png", by: cast.alice)
         let imagePath = try #require(try image.json["remoteURL"] as? String)
         let escaped = imagePath.replacingOccurrences(of: "/", with: #"\/"#)
         let content = #"{"remoteURL":"\#(escaped)","mimeType":"image/png","sizeBytes":\#(Self.png.count)}"#
         #expect(try await cast.running.send(#"{"id":"img","objectName":"MS:Image","content":\#(content)}"#, to: "team", token: cast.alice).status == 201)
-        // A cutoff a second later takes both uploads of the text file, which no message names; not the image.
-        _ = try await media.collectUnreferenced(uploadedBefore: cutoff + 1_000)
+        // A cutoff after all of them takes both uploads of the text file, which no message names; not the image.
+        try await Task.sleep(for: .milliseconds(20))
+        _ = try await media.collectUnreferenced(uploadedBefore: Int64(Date().timeIntervalSince1970 * 1000))
         #expect(try await cast.download(path, by: cast.bob).status == 410)
         #expect(try await cast.download(imagePath, by: cast.bob).status == 200, "a reference with escaped slashes counts")
         // Again, with a cutoff between the two uploads of the same bytes: the later one stays, and is served.

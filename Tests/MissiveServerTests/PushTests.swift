@@ -124,6 +124,19 @@ import Testing
         }
     }
 
+    /// A gateway's redirect is not followed (it would carry the credential elsewhere): the push is refused, and the
+    /// dead-letter file says so.
+    @Test func aRedirectIsNotFollowedWithTheCredential() async throws {
+        let gateway = try await PushGateway.start(location: "/push") { count in count == 1 ? .temporaryRedirect : .ok }
+        let running = try await PushServer.start(.sqlite, gateway: gateway.url, credential: .bearer("gateway-token-0123456789"))
+        try await running.sendOne()
+        let letter = try await running.waitForDeadLetters(1)[0]
+        #expect(letter["lastError"] as? String == "the gateway answered 307", "\(letter)")
+        #expect(gateway.rawBodies().count == 1, "the redirect's target got nothing")
+        await running.stop()
+        await gateway.stop()
+    }
+
     @Test func aGatewayThatFailsTwiceGetsThePushOnTheThirdTry() async throws {
         let gateway = try await PushGateway.start { count in count <= 2 ? .serviceUnavailable : .ok }
         let running = try await PushServer.start(.sqlite, gateway: gateway.url)
@@ -210,7 +223,7 @@ final class PushGateway: Sendable {
 
     /// Starts a gateway; stop it with ``stop()``.
     static func start(
-        retryAfter: String? = nil, answer: @escaping @Sendable (_ count: Int) -> HTTPResponse.Status = { _ in .ok }
+        retryAfter: String? = nil, location: String? = nil, answer: @escaping @Sendable (_ count: Int) -> HTTPResponse.Status = { _ in .ok }
     ) async throws -> PushGateway {
         let gateway = PushGateway()
         let router = Router()
@@ -222,6 +235,7 @@ final class PushGateway: Sendable {
             }
             var headers = HTTPFields()
             if let retryAfter { headers[.retryAfter] = retryAfter }
+            if let location { headers[.location] = location }
             return Response(status: answer(count), headers: headers)
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
