@@ -64,6 +64,18 @@ extension MediaLibrary {
         return found
     }
 
+    /// Whether `bytes` hold `media`, without which no reference can be in them as written (escapes aside).
+    static func mayName(_ bytes: [UInt8]) -> Bool {
+        let word = Array("media".utf8)
+        guard bytes.count >= word.count else { return false }
+        var index = bytes.startIndex
+        while let found = bytes[index...].firstIndex(of: word[0]), found + word.count <= bytes.endIndex {
+            if bytes[found..<(found + word.count)].elementsEqual(word) { return true }
+            index = found + 1
+        }
+        return false
+    }
+
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) || (0x41...0x46).contains(byte)
     }

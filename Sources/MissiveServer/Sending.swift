@@ -108,7 +108,14 @@ extension ChatServer {
     /// Records the files a message about to be stored names, so that they are not collected as unreferenced; when
     /// the media index cannot be written, the message is refused (`503 media-unavailable`) rather than stored with
     /// files that could later be collected.
+    ///
+    /// Most messages name no file: the envelope is parsed for references only when the bytes of its content or of its
+    /// other members hold `media` (a reference that spells those letters as `\u` escapes is not seen, and its file
+    /// may be collected).
     func recordMediaReferences(_ envelope: Envelope) async throws {
+        let parts = [envelope.content] + envelope.additionalFields.map(\.rawValue)
+        let texts = [envelope.fallbackText, envelope.pushContent].compactMap { $0 }
+        guard parts.contains(where: MediaLibrary.mayName) || texts.contains(where: { $0.contains("media") }) else { return }
         let hashes = MediaLibrary.referencedHashes(in: envelope.encoded())
         guard !hashes.isEmpty else { return }
         do {
